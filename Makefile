@@ -1,0 +1,34 @@
+# The README's commands. `make setup` is idempotent: it reinstalls only when a
+# requirements file changed. Override the interpreter with PYTHON=/path/to/python3.12
+# and the venv location with VENV=... (CI points it at a cache keyed by the requirements).
+VENV ?= .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8080
+REQUIREMENTS := requirements.txt requirements-dev.txt container/requirements.txt pyproject.toml
+
+.PHONY: setup run test bench
+.DEFAULT_GOAL := help
+
+help:
+	@echo "make setup   create/update the venv ($(VENV))"
+	@echo "make run     serve the embedded Kokoro model on http://$(HOST):$(PORT)"
+	@echo "make test    run the whole test suite"
+	@echo "make bench   time to first audio, real-time factor, server overhead"
+
+setup: $(VENV)/.installed
+
+$(VENV)/.installed: $(REQUIREMENTS)
+	@test -x $(PY) || { interpreter=$$(scripts/find-python) && echo "creating $(VENV) with $$interpreter" && "$$interpreter" -m venv $(VENV); }
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt -r requirements-dev.txt
+	@touch $@
+
+run: setup
+	HOST=$(HOST) PORT=$(PORT) $(PY) container/serve
+
+test: setup
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+bench: setup
+	$(PY) scripts/bench.py $(BENCH_ARGS)
