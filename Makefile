@@ -32,3 +32,6 @@ test: setup
 
 bench: setup
 	$(PY) scripts/bench.py $(BENCH_ARGS)
+
+# Further targets (CDK, client, validation) live in mk/*.mk, one file per concern.
+-include mk/*.mk
