@@ -1,0 +1,80 @@
+"""Output formats and sample-rate negotiation (SPEC §3, the `format`/`sample_rate` rules)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+AUDIO_FORMATS: tuple[str, ...] = (
+    "pcm_f32", "pcm_16", "mulaw", "alaw", "opus", "mp3", "wav", "flac", "aac",
+)
+SAMPLE_RATES: tuple[int, ...] = (8000, 16000, 24000)
+DEFAULT_SAMPLE_RATE = 24000
+# Formats whose rate is fixed; the requested `sample_rate` is ignored for them.
+FIXED_RATES: dict[str, int] = {"mulaw": 8000, "alaw": 8000, "opus": 24000}
+
+_MEDIA_TYPES: dict[str, str] = {
+    # No registered type exists for raw float PCM; say what it is in parameters.
+    "pcm_f32": "audio/pcm;rate={rate};encoding=float;bits=32",
+    "pcm_16": "audio/L16;rate={rate}",
+    "mulaw": "audio/basic",
+    "alaw": "audio/x-alaw-basic",
+    "opus": "audio/ogg",
+    "mp3": "audio/mpeg",
+    "wav": "audio/wav",
+    "flac": "audio/flac",
+    "aac": "audio/aac",
+}
+
+
+class UnsupportedAudio(ValueError):
+    """A requested format or sample rate is not offered.
+
+    ``str(exc)`` reads ``"<field>: <message>"``, pydantic style.
+    """
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+def _one_of(values: tuple) -> str:
+    """Pydantic's literal_error wording: "Input should be a, b or c"."""
+    shown = [repr(v) for v in values]
+    return f"Input should be {', '.join(shown[:-1])} or {shown[-1]}"
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    format: str
+    sample_rate: int
+
+    def __post_init__(self) -> None:
+        if self.format not in AUDIO_FORMATS:
+            raise UnsupportedAudio("format", _one_of(AUDIO_FORMATS))
+        allowed = (FIXED_RATES[self.format],) if self.format in FIXED_RATES else SAMPLE_RATES
+        if isinstance(self.sample_rate, bool) or self.sample_rate not in allowed:
+            if len(allowed) == 1:
+                message = f"Input should be {allowed[0]} for format {self.format!r}"
+            else:
+                message = _one_of(allowed)
+            raise UnsupportedAudio("sample_rate", message)
+        object.__setattr__(self, "sample_rate", int(self.sample_rate))
+
+    @property
+    def media_type(self) -> str:
+        return _MEDIA_TYPES[self.format].format(rate=self.sample_rate)
+
+
+def negotiate(format: str = "pcm_f32", sample_rate: int | None = None) -> OutputSpec:
+    """The output a client gets for the `format`/`sample_rate` it asked for.
+
+    mulaw/alaw are always 8000 and opus always 24000 (the requested rate is ignored);
+    the other formats take 8000, 16000 or 24000, default 24000.
+    Raises UnsupportedAudio (a ValueError) naming the field and the accepted values.
+    """
+    if not isinstance(format, str) or format not in AUDIO_FORMATS:
+        raise UnsupportedAudio("format", _one_of(AUDIO_FORMATS))
+    if format in FIXED_RATES:
+        return OutputSpec(format, FIXED_RATES[format])
+    return OutputSpec(format, DEFAULT_SAMPLE_RATE if sample_rate is None else sample_rate)
