@@ -1,13 +1,18 @@
 """Audio output stage: format negotiation, streaming resampling, incremental encoding."""
 
+from .encoders import Encoder, make_encoder
 from .formats import AUDIO_FORMATS, SAMPLE_RATES, OutputSpec, UnsupportedAudio, negotiate
+from .pipeline import AudioOutput
 from .resampler import StreamingResampler
 
 __all__ = [
     "AUDIO_FORMATS",
     "SAMPLE_RATES",
+    "AudioOutput",
+    "Encoder",
     "OutputSpec",
     "StreamingResampler",
     "UnsupportedAudio",
+    "make_encoder",
     "negotiate",
 ]
