@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import FieldError, one_of
+
 AUDIO_FORMATS: tuple[str, ...] = (
     "pcm_f32", "pcm_16", "mulaw", "alaw", "opus", "mp3", "wav", "flac", "aac",
 )
@@ -26,22 +28,8 @@ _MEDIA_TYPES: dict[str, str] = {
 }
 
 
-class UnsupportedAudio(ValueError):
-    """A requested format or sample rate is not offered.
-
-    ``str(exc)`` reads ``"<field>: <message>"``, pydantic style.
-    """
-
-    def __init__(self, field: str, message: str):
-        super().__init__(f"{field}: {message}")
-        self.field = field
-        self.message = message
-
-
-def _one_of(values: tuple) -> str:
-    """Pydantic's literal_error wording: "Input should be a, b or c"."""
-    shown = [repr(v) for v in values]
-    return f"Input should be {', '.join(shown[:-1])} or {shown[-1]}"
+class UnsupportedAudio(FieldError):
+    """A requested format or sample rate is not offered; ``str(exc)`` reads "<field>: <message>"."""
 
 
 @dataclass(frozen=True)
@@ -51,13 +39,13 @@ class OutputSpec:
 
     def __post_init__(self) -> None:
         if self.format not in AUDIO_FORMATS:
-            raise UnsupportedAudio("format", _one_of(AUDIO_FORMATS))
+            raise UnsupportedAudio("format", one_of(AUDIO_FORMATS))
         allowed = (FIXED_RATES[self.format],) if self.format in FIXED_RATES else SAMPLE_RATES
         if isinstance(self.sample_rate, bool) or self.sample_rate not in allowed:
             if len(allowed) == 1:
                 message = f"Input should be {allowed[0]} for format {self.format!r}"
             else:
-                message = _one_of(allowed)
+                message = one_of(allowed)
             raise UnsupportedAudio("sample_rate", message)
         object.__setattr__(self, "sample_rate", int(self.sample_rate))
 
@@ -74,7 +62,7 @@ def negotiate(format: str = "pcm_f32", sample_rate: int | None = None) -> Output
     Raises UnsupportedAudio (a ValueError) naming the field and the accepted values.
     """
     if not isinstance(format, str) or format not in AUDIO_FORMATS:
-        raise UnsupportedAudio("format", _one_of(AUDIO_FORMATS))
+        raise UnsupportedAudio("format", one_of(AUDIO_FORMATS))
     if format in FIXED_RATES:
         return OutputSpec(format, FIXED_RATES[format])
     return OutputSpec(format, DEFAULT_SAMPLE_RATE if sample_rate is None else sample_rate)

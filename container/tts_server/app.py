@@ -1,0 +1,49 @@
+"""The Starlette application: SageMaker's container contract (SPEC §2)."""
+
+from __future__ import annotations
+
+import contextlib
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
+
+from .config import Settings
+from .engine.factory import embedded_synthesizer
+from .runtime import EngineRuntime
+from .transport.websocket import bidirectional_stream
+
+
+async def ping(request: Request) -> JSONResponse:
+    runtime: EngineRuntime = request.app.state.runtime
+    if runtime.ready:
+        return JSONResponse({"status": "ok"})
+    status = "failed" if runtime.load_error else "loading"
+    return JSONResponse({"status": status}, status_code=503)
+
+
+def create_app(settings: Settings | None = None, runtime: EngineRuntime | None = None) -> Starlette:
+    settings = settings or Settings.from_env()
+    runtime = runtime or EngineRuntime(
+        lambda: embedded_synthesizer(settings.inference_threads),
+        inference_workers=settings.inference_workers,
+        fast_first_fragment=settings.fast_first_fragment,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette):
+        runtime.start()
+        yield
+        runtime.shutdown()
+
+    app = Starlette(
+        routes=[
+            Route("/ping", ping, methods=["GET"]),
+            WebSocketRoute("/invocations-bidirectional-stream", bidirectional_stream),
+        ],
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.runtime = runtime
+    return app

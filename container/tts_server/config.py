@@ -1,0 +1,41 @@
+"""Server settings from the environment (SageMaker passes the model's Environment map)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+def _int(name: str, default: int, minimum: int = 0) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SystemExit(f"{name}: Input should be a valid integer, got {raw!r}") from None
+    if value < minimum:
+        raise SystemExit(f"{name}: Input should be greater than or equal to {minimum}, got {value}")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    host: str = "0.0.0.0"
+    port: int = 8080
+    max_pending_responses: int = 15
+    inference_workers: int = 1
+    inference_threads: int | None = None  # intra-op threads per inference; None = all cores
+    fast_first_fragment: int | None = 10  # cut a long first sentence at a clause past this many chars
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        fast = _int("FAST_FIRST_FRAGMENT_CHARS", 10)
+        return cls(
+            host=os.environ.get("HOST", cls.host),
+            port=_int("PORT", cls.port, 1),
+            max_pending_responses=_int("WS_MAX_PENDING_RESPONSES", cls.max_pending_responses),
+            inference_workers=_int("INFERENCE_WORKERS", cls.inference_workers, 1),
+            inference_threads=_int("INFERENCE_THREADS", 0) or None,
+            fast_first_fragment=fast or None,
+        )

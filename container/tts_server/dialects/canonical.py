@@ -1,0 +1,151 @@
+"""The canonical session protocol (SPEC §3): open, response.create/cancel, close, ping."""
+
+from __future__ import annotations
+
+import base64
+import uuid
+from dataclasses import asdict
+
+from pydantic import ValidationError
+
+from ..errors import FieldError, one_of
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..protocol.events import SESSION_EVENTS, OpenEvent, ResponseCancelEvent, ResponseCreateEvent
+from ..runtime import EngineRuntime
+from ..session.engine import SessionEngine
+from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, ResponseQueued
+from ..session.options import SessionOptions
+from ..transport.outbox import Outbox
+
+POLICY_VIOLATION = 1008
+NORMAL_CLOSURE = 1000
+
+
+def error_event(error: ProtocolError) -> dict:
+    body: dict = {"code": str(error.code), "message": error.message}
+    if error.response_id is not None:
+        body["response_id"] = error.response_id
+    if error.retry_after is not None:
+        body["retry_after"] = error.retry_after
+    return {"type": "error", "error": body}
+
+
+class CanonicalDialect:
+    def __init__(self, outbox: Outbox, runtime: EngineRuntime, max_pending: int):
+        self._outbox = outbox
+        self._runtime = runtime
+        self._engine = SessionEngine(runtime, self._on_engine_event, max_pending)
+        self._options: SessionOptions | None = None
+        self._binary = False
+
+    async def start(self, first: dict) -> bool:
+        try:
+            if first.get("type") != "open":
+                raise ProtocolError(
+                    ErrorCode.SESSION_NOT_OPEN,
+                    f"type: the first event must be 'open', got {first.get('type')!r}",
+                )
+            event = OpenEvent.model_validate(first)
+            self._options = SessionOptions.negotiate(
+                self._runtime.synthesizer,
+                language=event.language,
+                speaker_id=event.speaker_id,
+                format=event.format,
+                sample_rate=event.sample_rate,
+                speed=event.speed,
+                custom_style=event.spk_ref_audio_tokens,
+            )
+        except (ValidationError, FieldError, ProtocolError) as error:
+            await self._outbox.send(error_event(_as_protocol_error(error)))
+            await self._outbox.close(POLICY_VIOLATION, "a valid open event must come first")
+            return False
+        self._binary = event.audio_frames == "binary"
+        options = self._options
+        await self._outbox.send({
+            "type": "session.created",
+            "session_id": str(uuid.uuid4()),
+            "language": options.language,
+            "speaker_id": options.speaker_id,
+            "format": options.output.format,
+            "sample_rate": options.output.sample_rate,
+            "audio_frames": event.audio_frames,
+            "speed": options.speed,
+            "speakers": options.book.speakers,
+        })
+        return True
+
+    async def handle(self, event: dict) -> bool:
+        kind = event.get("type")
+        response_id = event.get("response_id") if isinstance(event.get("response_id"), str) else None
+        try:
+            if kind == "open":
+                raise ProtocolError.invalid("type: the session is already open; send 'response.create'")
+            if kind not in SESSION_EVENTS:
+                raise ProtocolError(ErrorCode.UNKNOWN_EVENT_TYPE, f"type: {one_of(['open', *SESSION_EVENTS])}")
+            parsed = SESSION_EVENTS[kind].model_validate(event)
+            if isinstance(parsed, ResponseCreateEvent):
+                await self._engine.submit(self._request(parsed))
+            elif isinstance(parsed, ResponseCancelEvent):
+                await self._engine.cancel(parsed.response_id)
+            elif kind == "ping":
+                await self._outbox.send({"type": "pong"})
+            elif kind == "close":
+                await self._engine.drain()
+                await self._outbox.send({"type": "session.closed"})
+                await self._outbox.close(NORMAL_CLOSURE)
+                return False
+        except (ValidationError, FieldError, ProtocolError) as error:
+            await self.report(_as_protocol_error(error, response_id))
+        return True
+
+    def _request(self, event: ResponseCreateEvent):
+        return self._options.request(
+            event.text,
+            response_id=event.response_id,
+            speaker_id=event.speaker_id,
+            speed=event.speed,
+            with_timestamps=event.with_timestamps,
+            max_length_ms=event.max_length,
+        )
+
+    async def report(self, error: ProtocolError) -> None:
+        await self._outbox.send(error_event(error))
+
+    async def abort(self) -> None:
+        await self._engine.abort()
+
+    async def _on_engine_event(self, event: EngineEvent) -> None:
+        if isinstance(event, ResponseQueued):
+            await self._outbox.send({"type": "response.queued", "response_id": event.response_id})
+        elif isinstance(event, ResponseCreated):
+            await self._outbox.send({"type": "response.created", "response_id": event.response_id})
+        elif isinstance(event, AudioChunk):
+            await self._send_chunk(event)
+        elif isinstance(event, ResponseDone):
+            done = {
+                "type": "response.done",
+                "response_id": event.response_id,
+                "status": str(event.status),
+                "usage": {"characters": event.characters, "audio_ms": event.audio_ms},
+            }
+            if event.error:
+                done["error"] = error_event(event.error)["error"]
+            await self._outbox.send(done)
+
+    async def _send_chunk(self, chunk: AudioChunk) -> None:
+        event: dict = {"type": "audio.chunk", "response_id": chunk.response_id, "sequence": chunk.sequence}
+        if not self._binary:
+            event["audio"] = base64.b64encode(chunk.audio).decode("ascii")
+        if chunk.alignments is not None:
+            event["alignments"] = [asdict(a) for a in chunk.alignments]
+        await self._outbox.send(event, chunk.audio if self._binary else None)
+
+
+def _as_protocol_error(error: Exception, response_id: str | None = None) -> ProtocolError:
+    if isinstance(error, ProtocolError):
+        if response_id and error.response_id is None:
+            error.response_id = response_id
+        return error
+    if isinstance(error, ValidationError):
+        return ProtocolError.from_validation(error, response_id)
+    return ProtocolError.from_field(error, response_id)

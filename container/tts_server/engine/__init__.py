@@ -1,0 +1,1 @@
+"""Text -> audio: segmentation, G2P, acoustic backend, alignment."""

@@ -1,0 +1,72 @@
+"""Speaker ids -> Kokoro style packs: presets, raw voice ids, weighted blends, custom vectors."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import FieldError, one_of
+
+STYLE_DIM = 256
+
+
+def presets(voice_ids: list[str]) -> dict[str, str]:
+    """default, woman-1.., man-1.. for a language's Kokoro voices (xf_* female, xm_* male)."""
+    women = sorted(v for v in voice_ids if v[1:2] == "f")
+    men = sorted(v for v in voice_ids if v[1:2] == "m")
+    table = {f"woman-{i}": v for i, v in enumerate(women, 1)} | {f"man-{i}": v for i, v in enumerate(men, 1)}
+    first = (women or men or sorted(voice_ids))[:1]
+    return {"default": first[0]} | table if first else {}
+
+
+class VoiceBook:
+    """The voices of one language."""
+
+    def __init__(self, voices: Mapping[str, np.ndarray], rows: int):
+        self._voices = voices
+        self._rows = rows
+        self._presets = presets(list(voices))
+
+    @property
+    def speakers(self) -> list[str]:
+        return [*self._presets, *sorted(self._voices)]
+
+    def resolve(self, speaker_id: str) -> np.ndarray:
+        """A style pack (rows, 256) for a preset, a voice id or a blend "a:0.7+b:0.3"."""
+        parts = [self._weighted(part) for part in speaker_id.split("+")]
+        total = sum(weight for _, weight in parts)
+        return sum(pack * (weight / total) for pack, weight in parts).astype(np.float32)
+
+    def _weighted(self, part: str) -> tuple[np.ndarray, float]:
+        name, _, weight_text = part.strip().partition(":")
+        voice = self._presets.get(name, name)
+        if voice not in self._voices:
+            raise FieldError(
+                "speaker_id",
+                one_of(self.speakers) + ", or a blend such as 'jf_alpha:0.7+jf_nezumi:0.3'",
+            )
+        try:
+            weight = float(weight_text) if weight_text else 1.0
+        except ValueError:
+            weight = -1.0
+        if not weight > 0:
+            raise FieldError("speaker_id", f"blend weight of {name!r} should be a number greater than 0")
+        return self._voices[voice], weight
+
+    def custom(self, encoded: str) -> np.ndarray:
+        """spk_ref_audio_tokens: base64 float32, one style vector (256) or a whole pack (rows x 256)."""
+        try:
+            values = np.frombuffer(base64.b64decode(encoded, validate=True), dtype="<f4")
+        except (binascii.Error, ValueError):
+            values = np.zeros(0, dtype="<f4")
+        if values.size == STYLE_DIM:
+            return np.tile(values, (self._rows, 1)).astype(np.float32)
+        if values.size == self._rows * STYLE_DIM:
+            return values.reshape(self._rows, STYLE_DIM).astype(np.float32)
+        raise FieldError(
+            "spk_ref_audio_tokens",
+            f"Input should be base64 of {STYLE_DIM} or {self._rows}x{STYLE_DIM} little-endian float32 values",
+        )

@@ -1,0 +1,1 @@
+"""The canonical bidirectional session protocol (SPEC §3): events in, events out, errors."""

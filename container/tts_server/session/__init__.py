@@ -1,0 +1,1 @@
+"""The one session engine every protocol dialect adapts onto."""

@@ -1,0 +1,124 @@
+"""The session engine: a FIFO of responses per session, one synthesized at a time.
+
+States of a response: queued -> active -> done (completed | truncated | cancelled | failed).
+Every accepted response gets exactly one ResponseDone, whatever happens to it, unless the
+client has gone away (abort).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+
+from ..protocol.errors import ErrorCode, ProtocolError
+from ..runtime import EngineRuntime
+from .events import EngineEvent, ResponseCreated, ResponseDone, ResponseQueued, Status
+from .renderer import ResponseRenderer
+from .request import ResponseRequest
+
+log = logging.getLogger(__name__)
+
+
+class SessionEngine:
+    def __init__(self, runtime: EngineRuntime, emit: Callable[[EngineEvent], Awaitable[None]], max_pending: int):
+        self.runtime = runtime
+        self._emit = emit
+        self._max_pending = max_pending
+        self._queue: deque[ResponseRequest] = deque()
+        self._active: ResponseRequest | None = None
+        self._active_task: asyncio.Task | None = None
+        self._finisher: asyncio.Task | None = None
+        self._idle = asyncio.Event()
+        self._idle.set()
+
+    @property
+    def outstanding(self) -> list[str]:
+        active = [self._active.response_id] if self._active else []
+        return active + [r.response_id for r in self._queue]
+
+    async def submit(self, request: ResponseRequest) -> None:
+        """Accept a response or raise ProtocolError (nothing is queued then)."""
+        if request.response_id in self.outstanding:
+            raise ProtocolError(
+                ErrorCode.DUPLICATE_RESPONSE_ID,
+                f"Validation Error(s):\n- response_id: {request.response_id!r} is already outstanding; "
+                "use an id that is not active or queued (ids are reusable after their response.done)",
+                request.response_id,
+            )
+        if self._active is None:
+            await self._begin(request)
+            return
+        if len(self._queue) >= self._max_pending:
+            raise ProtocolError(
+                ErrorCode.TOO_MANY_QUEUED,
+                f"too many queued responses: at most {self._max_pending} may wait behind the active one "
+                "(WS_MAX_PENDING_RESPONSES); wait for a response.done and retry",
+                request.response_id,
+            )
+        self._queue.append(request)
+        await self._emit(ResponseQueued(request.response_id))
+
+    async def cancel(self, response_id: str | None) -> None:
+        if response_id is None or (self._active and self._active.response_id == response_id):
+            if self._active_task is None:
+                raise ProtocolError(ErrorCode.RESPONSE_NOT_FOUND, "response_id: there is no active response to cancel")
+            self._active_task.cancel()
+            return
+        for request in self._queue:
+            if request.response_id == response_id:
+                self._queue.remove(request)
+                await self._emit(ResponseDone(response_id, Status.CANCELLED, len(request.text), 0))
+                return
+        raise ProtocolError(
+            ErrorCode.RESPONSE_NOT_FOUND,
+            f"response_id: {response_id!r} is not outstanding; outstanding ids: {self.outstanding}",
+            response_id,
+        )
+
+    async def drain(self) -> None:
+        """Wait until every accepted response is done."""
+        await self._idle.wait()
+
+    async def abort(self) -> None:
+        """The client is gone: stop everything, report nothing."""
+        self._queue.clear()
+        for task in (self._active_task, self._finisher):
+            if task:
+                task.cancel()
+
+    async def _begin(self, request: ResponseRequest) -> None:
+        self._active = request
+        self._idle.clear()
+        await self._emit(ResponseCreated(request.response_id))
+        renderer = ResponseRenderer(self.runtime, request, self._emit)
+        self._active_task = asyncio.create_task(renderer.run(), name=f"response-{request.response_id}")
+        self._finisher = asyncio.create_task(self._finish(renderer, self._active_task))
+
+    async def _finish(self, renderer: ResponseRenderer, task: asyncio.Task) -> None:
+        """Report the outcome of the active response, then start the next one in FIFO order."""
+        await asyncio.wait({task})
+        await self._emit(self._outcome(renderer, task))
+        self._active = self._active_task = self._finisher = None
+        if self._queue:
+            await self._begin(self._queue.popleft())
+        else:
+            self._idle.set()
+
+    @staticmethod
+    def _outcome(renderer: ResponseRenderer, task: asyncio.Task) -> ResponseDone:
+        request = renderer.request
+        audio_ms = renderer.audio_ms
+        if task.cancelled():
+            return ResponseDone(request.response_id, Status.CANCELLED, len(request.text), audio_ms)
+        error = task.exception()
+        if error is None:
+            return task.result()
+        log.error("response %s failed", request.response_id, exc_info=error)
+        failure = (
+            error
+            if isinstance(error, ProtocolError)
+            else ProtocolError(ErrorCode.INTERNAL, "synthesis failed; the session goes on", request.response_id)
+        )
+        return ResponseDone(request.response_id, Status.FAILED, len(request.text), audio_ms, failure)

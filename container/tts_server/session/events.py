@@ -1,0 +1,46 @@
+"""What the session engine reports; each dialect renders these its own way."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+from ..engine.synthesizer import Alignment
+from ..protocol.errors import ProtocolError
+
+
+class Status(StrEnum):
+    COMPLETED = "completed"
+    CANCELLED = "cancelled"
+    FAILED = "failed"
+    TRUNCATED = "truncated"
+
+
+@dataclass(frozen=True)
+class ResponseQueued:
+    response_id: str
+
+
+@dataclass(frozen=True)
+class ResponseCreated:
+    response_id: str
+
+
+@dataclass(frozen=True)
+class AudioChunk:
+    response_id: str
+    sequence: int
+    audio: bytes
+    alignments: list[Alignment] | None  # None unless timestamps were asked for
+
+
+@dataclass(frozen=True)
+class ResponseDone:
+    response_id: str
+    status: Status
+    characters: int
+    audio_ms: int
+    error: ProtocolError | None = None
+
+
+EngineEvent = ResponseQueued | ResponseCreated | AudioChunk | ResponseDone

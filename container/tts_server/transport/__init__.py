@@ -1,0 +1,1 @@
+"""Transports: the WebSocket session endpoint (and, with the HTTP dialects, /invocations)."""
