@@ -171,6 +171,8 @@ class JapaneseG2P:
         for roma, space, span in tokens:
             if roma.strip():
                 pieces.append(self._placed(roma, span, pieces))
+            elif span:
+                _extend_last_word(pieces, span[1])  # silent characters ("." in 3.5) join a neighbour
             if (space or roma.isspace()) and pieces and pieces[-1].phonemes != " ":
                 pieces.append(PhonemeSpan(" ", pieces[-1].end, pieces[-1].end))
         if pieces and pieces[-1].phonemes == " ":
@@ -188,6 +190,14 @@ class JapaneseG2P:
             last = pieces.pop()
             return PhonemeSpan(last.phonemes + roma.strip(), last.start, last.end)
         return PhonemeSpan(roma.strip(), 0, 0)
+
+
+def _extend_last_word(pieces: list[PhonemeSpan], end: int) -> None:
+    words = [i for i, p in enumerate(pieces) if p.phonemes != " "]
+    if words and pieces[words[-1]].end <= end:
+        i = words[-1]
+        pieces[i] = PhonemeSpan(pieces[i].phonemes, pieces[i].start, end)
+        pieces[i + 1 :] = [PhonemeSpan(" ", end, end) for _ in pieces[i + 1 :]]
 
 
 def _glottal_stop_spacing(pieces: list[PhonemeSpan]) -> list[PhonemeSpan]:
