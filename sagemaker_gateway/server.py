@@ -1,0 +1,47 @@
+"""The gateway: one TLS listener on 127.0.0.1; ALPN picks HTTP/2 (bidirectional) or HTTP/1.1."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from .bidi import BidiSettings
+from .certs import issue
+from .h2_connection import H2Connection
+from .http1_connection import Http1Connection
+
+
+@dataclass
+class RunningGateway:
+    endpoint_url: str
+    ca_file: Path
+    server: asyncio.Server
+
+    async def close(self) -> None:
+        self.server.close()
+        await self.server.wait_closed()
+
+
+async def start_gateway(upstream: str, certs: Path, port: int = 8443, host: str = "127.0.0.1",
+                        max_part_bytes: int = 256 * 1024, utf8_as_text: bool = False) -> RunningGateway:
+    tls = issue(certs)
+    settings = BidiSettings(upstream.rstrip("/"), max_part_bytes=max_part_bytes, utf8_as_text=utf8_as_text)
+    http = httpx.AsyncClient(base_url=settings.upstream, timeout=httpx.Timeout(300, connect=10))
+
+    async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        protocol = writer.get_extra_info("ssl_object").selected_alpn_protocol()
+        connection = H2Connection(reader, writer, settings) if protocol == "h2" else Http1Connection(reader, writer, http)
+        try:
+            await connection.serve()
+        finally:
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+
+    server = await asyncio.start_server(on_connection, host, port, ssl=tls.context)
+    bound = server.sockets[0].getsockname()[1]
+    return RunningGateway(f"https://{host}:{bound}", tls.ca_file, server)
