@@ -1,0 +1,35 @@
+# CDK infrastructure (app.py, stacks/): synth, diff, deploy and the stack tests.
+#   make synth                      CloudFormation for all three stacks into cdk.out/,
+#                                   offline: no Docker, no AWS credentials, cdk-nag on
+#   make diff / make deploy         against the account and region of your AWS credentials
+#   make snapshot-update            rewrite tests/stacks/__snapshots__ after an intended change
+#   CDK_ARGS="-c key=value ..."     context overrides for any of them (docs/deployment.md)
+# The aws-cdk CLI is pinned in package.json/package-lock.json; make setup installs it.
+CDK := node_modules/.bin/cdk
+CDK_ARGS ?=
+# No version check, telemetry or notices: synth talks to nothing on the network. jsii
+# warns on every run under Node 20; the CLI and the Python bindings support it today.
+CDK_ENV := CDK_DISABLE_VERSION_CHECK=1 CDK_DISABLE_CLI_TELEMETRY=true \
+	JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
+CDK_RUN = $(CDK_ENV) $(CDK) --app "$(PY) app.py" --no-notices
+
+.PHONY: synth diff deploy snapshot-update
+
+setup: node_modules/.installed
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+synth: setup
+	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet $(CDK_ARGS)
+	@ls -1 cdk.out/*.template.json
+
+diff: setup
+	$(CDK_RUN) diff --all $(CDK_ARGS)
+
+deploy: setup
+	$(CDK_RUN) deploy --all --require-approval broadening $(CDK_ARGS)
+
+snapshot-update: setup
+	$(PY) -m pytest tests/stacks --snapshot-update -q

@@ -1,0 +1,1 @@
+"""CDK stacks for the Kokoro streaming TTS product: foundation, model cache, endpoint."""

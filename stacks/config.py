@@ -1,0 +1,175 @@
+"""Typed deployment configuration read from CDK context (cdk.json, `-c key=value`).
+
+cdk.json holds the one set of defaults (every key but alarmTopicArn is required);
+`-c` overrides arrive as strings, so numbers are parsed leniently. An invalid value stops synth with a message that names the context
+key and the values it accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from collections.abc import Callable
+from typing import Annotated, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+# Single-GPU and multi-GPU instance types with local NVMe storage that SageMaker
+# real-time endpoints offer. Kokoro-82M fits any of them; ml.g5.xlarge is the default.
+INSTANCE_TYPES = (
+    "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge",
+    "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge",
+    "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge",
+    "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge",
+)
+InstanceType = Literal[INSTANCE_TYPES]  # type: ignore[valid-type]
+
+MAX_INSTANCES = 20
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_MODEL_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_TOPIC_ARN = re.compile(r"^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$")
+
+
+class ConfigError(ValueError):
+    """Raised for an invalid context value; the message names the key."""
+
+
+def _model_source(value: str) -> str:
+    if value == "hub":
+        return value
+    if value.startswith("local:"):
+        directory = Path(value.removeprefix("local:")).expanduser()
+        if not (directory / "config.json").is_file():
+            raise ValueError(
+                f"local:{directory} has no config.json; "
+                "expected a Kokoro model directory (config.json, *.pth, voices/*.pt)"
+            )
+        return f"local:{directory.resolve()}"
+    raise ValueError("expected 'hub' or 'local:<directory with config.json>'")
+
+
+class DeploymentConfig(BaseModel):
+    """The product's deployment settings; field aliases are the context keys."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, populate_by_name=True)
+
+    name_prefix: str = Field(
+        alias="namePrefix", pattern=r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$",
+        description="lowercase letters, digits and '-', 3-24 characters, starts with a letter",
+    )
+    instance_type: InstanceType = Field(alias="instanceType")
+    initial_instance_count: int = Field(alias="initialInstanceCount", ge=1, le=MAX_INSTANCES)
+    min_instance_count: int = Field(alias="minInstanceCount", ge=1, le=MAX_INSTANCES)
+    max_instance_count: int = Field(alias="maxInstanceCount", ge=1, le=MAX_INSTANCES)
+    # Concurrent requests per instance that target tracking aims for.
+    target_concurrency: int = Field(alias="targetConcurrencyPerInstance", ge=1, le=64)
+    model_id: str = Field(alias="modelId")
+    model_revision: str = Field(alias="modelRevision")
+    model_source: Annotated[str, AfterValidator(_model_source)] = Field(alias="modelSource")
+    hub_endpoint: str = Field(
+        alias="hubEndpoint", pattern=r"^https://[A-Za-z0-9.-]+(:\d+)?$",
+        description="an https:// origin of the Hub or a mirror, without a path",
+    )
+    alarm_topic_arn: str | None = Field(None, alias="alarmTopicArn")
+    model_latency_alarm_ms: int = Field(alias="modelLatencyAlarmMs", ge=100, le=600_000)
+    ws_max_pending_responses: int = Field(alias="wsMaxPendingResponses", ge=0, le=1000)
+
+    @field_validator("model_id")
+    @classmethod
+    def _check_model_id(cls, value: str) -> str:
+        if not _MODEL_ID.match(value):
+            raise ValueError("expected a Hugging Face repository id such as 'hexgrad/Kokoro-82M'")
+        return value
+
+    @field_validator("model_revision")
+    @classmethod
+    def _check_revision(cls, value: str) -> str:
+        # A branch name would make "same revision: nothing copied" a lie when it moves.
+        if not _COMMIT.match(value):
+            raise ValueError("expected a full 40-character lowercase commit hash (a pinned revision)")
+        return value
+
+    @field_validator("alarm_topic_arn", mode="before")
+    @classmethod
+    def _check_topic(cls, value: object) -> object:
+        if value in (None, "", "none"):
+            return None
+        if not isinstance(value, str) or not _TOPIC_ARN.match(value):
+            raise ValueError("expected an SNS topic ARN (arn:aws:sns:<region>:<account>:<name>) or ''")
+        return value
+
+    @model_validator(mode="after")
+    def _check_bounds(self) -> DeploymentConfig:
+        if self.min_instance_count > self.max_instance_count:
+            raise ValueError(
+                "minInstanceCount must be <= maxInstanceCount "
+                f"(got {self.min_instance_count} > {self.max_instance_count})"
+            )
+        if not self.min_instance_count <= self.initial_instance_count <= self.max_instance_count:
+            raise ValueError(
+                "initialInstanceCount must lie between minInstanceCount and maxInstanceCount "
+                f"(got {self.initial_instance_count}, bounds {self.min_instance_count}..{self.max_instance_count})"
+            )
+        return self
+
+    @property
+    def is_local_source(self) -> bool:
+        return self.model_source.startswith("local:")
+
+    @property
+    def local_model_dir(self) -> Path:
+        return Path(self.model_source.removeprefix("local:"))
+
+    @property
+    def endpoint_name(self) -> str:
+        return f"{self.name_prefix}-endpoint"
+
+    @classmethod
+    def from_context(cls, get: Callable[[str], object]) -> DeploymentConfig:
+        """Build from a context getter such as `app.node.try_get_context`."""
+        keys = [field.alias for field in cls.model_fields.values()]
+        values = {key: get(key) for key in keys if get(key) is not None}
+        try:
+            return cls.model_validate(values)
+        except ValidationError as error:
+            raise ConfigError(_describe(error)) from None
+
+
+_RANGE_ERRORS = {"int_parsing", "int_from_float", "greater_than_equal", "less_than_equal"}
+_RANGES = {
+    field.alias: (
+        next(m.ge for m in field.metadata if hasattr(m, "ge")),
+        next(m.le for m in field.metadata if hasattr(m, "le")),
+    )
+    for field in DeploymentConfig.model_fields.values()
+    if field.annotation is int
+}
+
+
+def _describe(error: ValidationError) -> str:
+    hints = {f.alias: f.description for f in DeploymentConfig.model_fields.values() if f.description}
+    lines = ["Invalid CDK context (cdk.json or -c key=value):"]
+    for item in error.errors():
+        key = ".".join(str(part) for part in item["loc"])
+        message = item["msg"].removeprefix("Value error, ")
+        if item["type"] == "literal_error":
+            message = "expected one of: " + ", ".join(INSTANCE_TYPES)
+        elif item["type"] in _RANGE_ERRORS and key in _RANGES:
+            low, high = _RANGES[key]
+            message = f"expected an integer from {low} to {high}"
+        elif item["type"] == "string_pattern_mismatch" and key in hints:
+            message = "expected " + hints[key]
+        if item["type"] == "missing":
+            lines.append(f"- {key}: missing; set it in cdk.json's context or pass -c {key}=...")
+            continue
+        prefix = f"{key}={item.get('input')!r}" if key else "context"
+        lines.append(f"- {prefix}: {message}")
+    return "\n".join(lines)

@@ -1,0 +1,3 @@
+from stacks.endpoint.stack import EndpointStack
+
+__all__ = ["EndpointStack"]

@@ -1,0 +1,68 @@
+"""Endpoint: image, SageMaker model/config/endpoint, autoscaling, alarms, outputs."""
+
+from __future__ import annotations
+
+from aws_cdk import CfnOutput, Stack, aws_iam as iam
+from constructs import Construct
+
+from stacks.config import DeploymentConfig
+from stacks.endpoint.alarms import endpoint_alarms
+from stacks.endpoint.autoscaling import variant_autoscaling
+from stacks.endpoint.image import grant_image_pull, model_image
+from stacks.endpoint.sagemaker_endpoint import VARIANT, SageMakerEndpoint
+from stacks.naming import model_bucket_name
+
+
+class EndpointStack(Stack):
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,
+        *,
+        config: DeploymentConfig,
+        model_prefix: str,
+        execution_role: iam.IRole,
+        invoker_policy: iam.IManagedPolicy,
+        **kwargs,
+    ) -> None:
+        super().__init__(scope, id, **kwargs)
+        model_data_url = f"s3://{model_bucket_name(config.name_prefix)}/{model_prefix}"
+        image = model_image(self)
+        pull = grant_image_pull(self, image, execution_role)
+        alarms = endpoint_alarms(
+            self,
+            endpoint_name=config.endpoint_name,
+            variant=VARIANT,
+            latency_ms=config.model_latency_alarm_ms,
+            topic_arn=config.alarm_topic_arn,
+        )
+        endpoint = SageMakerEndpoint(
+            self,
+            "Serving",
+            endpoint_name=config.endpoint_name,
+            image_uri=image.image_uri,
+            model_data_url=model_data_url,
+            role=execution_role,
+            instance_type=config.instance_type,
+            instance_count=config.initial_instance_count,
+            environment={"WS_MAX_PENDING_RESPONSES": str(config.ws_max_pending_responses)},
+            rollback_alarms=alarms.rollback_triggers,
+        )
+        # CreateModel checks that the role can pull the image: grant first.
+        endpoint.model.node.add_dependency(pull)
+        scaling = variant_autoscaling(
+            self,
+            endpoint_name=config.endpoint_name,
+            variant=VARIANT,
+            min_capacity=config.min_instance_count,
+            max_capacity=config.max_instance_count,
+            target_concurrency=config.target_concurrency,
+        )
+        scaling.add_resource_dependency(endpoint.endpoint, "the variant exists once the endpoint does")
+
+        CfnOutput(self, "EndpointName", value=config.endpoint_name,
+                  description="SageMaker endpoint to invoke (HTTP/2 bidirectional stream on port 8443)")
+        CfnOutput(self, "InvokerPolicyArn", value=invoker_policy.managed_policy_arn,
+                  description="Attach to the roles or users that call the endpoint")
+        CfnOutput(self, "ModelDataUrl", value=model_data_url,
+                  description="Cached weights the model loads into /opt/ml/model")

@@ -1,0 +1,3 @@
+from stacks.foundation.stack import FoundationStack
+
+__all__ = ["FoundationStack"]

@@ -1,0 +1,36 @@
+"""Foundation: KMS key, model bucket (+ access logs), execution role, invoker policy."""
+
+from aws_cdk import RemovalPolicy, Stack, aws_logs as logs
+from constructs import Construct
+
+from stacks.config import DeploymentConfig
+from stacks.foundation.execution_role import execution_role
+from stacks.foundation.invoker_policy import invoker_policy
+from stacks.foundation.model_bucket import ModelBucket
+from stacks.foundation.model_key import model_key
+
+
+class FoundationStack(Stack):
+    def __init__(self, scope: Construct, id: str, *, config: DeploymentConfig, **kwargs) -> None:
+        super().__init__(scope, id, **kwargs)
+        self.key = model_key(self, config.name_prefix)
+        buckets = ModelBucket(self, "Storage", key=self.key, name_prefix=config.name_prefix)
+        self.bucket = buckets.bucket
+        # Created here, before the endpoint exists, so the role can be scoped to it and
+        # SageMaker needs no logs:CreateLogGroup. SageMaker's fixed naming scheme.
+        self.log_group = logs.LogGroup(
+            self,
+            "EndpointLogs",
+            log_group_name=f"/aws/sagemaker/Endpoints/{config.endpoint_name}",
+            retention=logs.RetentionDays.THREE_MONTHS,
+            # Named group: retaining it would block re-creating the stack under the same name.
+            removal_policy=RemovalPolicy.DESTROY,
+        )
+        self.execution_role = execution_role(
+            self,
+            bucket=self.bucket,
+            key=self.key,
+            model_prefix=config.model_id,
+            log_group=self.log_group,
+        )
+        self.invoker_policy = invoker_policy(self, endpoint_name=config.endpoint_name)

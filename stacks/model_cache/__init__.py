@@ -1,0 +1,3 @@
+from stacks.model_cache.stack import ModelCacheStack
+
+__all__ = ["ModelCacheStack"]
