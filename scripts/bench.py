@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Benchmark of the embedded engine behind the real server, on this machine.
+
+Reports time to first audio (p50/p95) for a short and a five-sentence Japanese text, the
+real-time factor, throughput at several concurrencies, and the server's own overhead:
+first audio over the socket minus the engine's time for that first piece (G2P + inference),
+which the runtime records per response. The server runs in this process (its own thread and
+event loop) so that record can be read; the client talks to it over loopback.
+
+    .venv/bin/python scripts/bench.py --runs 10 --json reports/bench.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import sys
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+import websockets
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "container"))
+from tts_server.app import create_app  # noqa: E402
+from tts_server.config import Settings  # noqa: E402
+
+SHORT = "こんにちは。"
+FIVE_SENTENCES = (
+    "本日はご来店いただき、誠にありがとうございます。"
+    "ただいま春の新商品を多数取り揃えております。"
+    "気になる商品がございましたら、お気軽にスタッフまでお声がけください。"
+    "本日限りの特別割引もございます。"
+    "どうぞごゆっくりお買い物をお楽しみください。"
+)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
+
+
+def start_server() -> tuple[uvicorn.Server, object, int]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = Settings(host="127.0.0.1", port=port)
+    app = create_app(settings)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning"))
+    threading.Thread(target=server.run, daemon=True).start()
+    runtime = app.state.runtime
+    while not (server.started and runtime.ready):
+        time.sleep(0.1)
+    return server, runtime, port
+
+
+async def one_response(url: str, text: str, rid: str) -> dict:
+    """Time to first audio byte and total time for one response on a fresh session."""
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send(json.dumps({"type": "open", "format": "pcm_16", "audio_frames": "binary"}).encode())
+        await ws.recv()
+        began = time.perf_counter()
+        await ws.send(json.dumps({"type": "response.create", "text": text, "response_id": rid}).encode())
+        first = None
+        while True:
+            frame = await ws.recv()
+            if isinstance(frame, bytes):
+                first = first or time.perf_counter() - began
+                continue
+            event = json.loads(frame)
+            if event["type"] == "response.done":
+                return {"ttfa": first, "total": time.perf_counter() - began, "audio_s": event["usage"]["audio_ms"] / 1000}
+
+
+async def ttfa_series(url: str, runtime, text: str, runs: int, label: str) -> dict:
+    results = []
+    for i in range(runs):
+        rid = f"{label}-{i}"
+        result = await one_response(url, text, rid)
+        engine = dict(runtime.first_audio_engine_seconds)[rid]
+        results.append(result | {"overhead": result["ttfa"] - engine, "engine_first": engine})
+    ttfa = [r["ttfa"] for r in results]
+    overhead = [r["overhead"] for r in results]
+    audio = sum(r["audio_s"] for r in results)
+    return {
+        "text": label,
+        "characters": len(text),
+        "runs": runs,
+        "ttfa_p50_ms": 1000 * statistics.median(ttfa),
+        "ttfa_p95_ms": 1000 * percentile(ttfa, 0.95),
+        "overhead_p50_ms": 1000 * statistics.median(overhead),
+        "overhead_p95_ms": 1000 * percentile(overhead, 0.95),
+        "rtf": sum(r["total"] for r in results) / audio,
+        "audio_s_per_response": audio / runs,
+    }
+
+
+async def throughput(url: str, concurrency: int, text: str) -> dict:
+    began = time.perf_counter()
+    results = await asyncio.gather(*(one_response(url, text, f"c{concurrency}-{i}") for i in range(concurrency)))
+    wall = time.perf_counter() - began
+    audio = sum(r["audio_s"] for r in results)
+    return {
+        "concurrency": concurrency,
+        "audio_seconds_per_second": audio / wall,
+        "ttfa_p50_ms": 1000 * statistics.median(r["ttfa"] for r in results),
+        "ttfa_max_ms": 1000 * max(r["ttfa"] for r in results),
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=10, help="responses per text (default 10)")
+    parser.add_argument("--concurrency", default="1,2,4", help="comma-separated session counts for throughput")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    args = parser.parse_args()
+
+    server, runtime, port = start_server()
+    url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
+    await one_response(url, SHORT, "warmup")
+    series = [
+        await ttfa_series(url, runtime, SHORT, args.runs, "short"),
+        await ttfa_series(url, runtime, FIVE_SENTENCES, args.runs, "five-sentences"),
+    ]
+    scaling = [await throughput(url, int(c), FIVE_SENTENCES) for c in args.concurrency.split(",")]
+    server.should_exit = True
+
+    print(f"Embedded engine ({runtime.synthesizer.backend.name}) on {os.cpu_count()} CPU cores, pcm_16 24 kHz, binary frames\n")
+    print("| text | runs | TTFA p50 | TTFA p95 | server overhead p50 | p95 | RTF |")
+    print("|---|---|---|---|---|---|---|")
+    for s in series:
+        print(f"| {s['text']} ({s['characters']} chars) | {s['runs']} | {s['ttfa_p50_ms']:.0f} ms | {s['ttfa_p95_ms']:.0f} ms "
+              f"| {s['overhead_p50_ms']:.1f} ms | {s['overhead_p95_ms']:.1f} ms | {s['rtf']:.2f} |")
+    print("\n| concurrent sessions | audio seconds per second | TTFA p50 | TTFA max |")
+    print("|---|---|---|---|")
+    for t in scaling:
+        print(f"| {t['concurrency']} | {t['audio_seconds_per_second']:.2f} | {t['ttfa_p50_ms']:.0f} ms | {t['ttfa_max_ms']:.0f} ms |")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"series": series, "throughput": scaling}, indent=2))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
