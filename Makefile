@@ -5,7 +5,10 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8080
-REQUIREMENTS := requirements.txt requirements-dev.txt container/requirements.txt pyproject.toml
+REQUIREMENTS := requirements.txt requirements-dev.txt container/requirements.txt
+# The server package lives in container/, the client package at the root; both are used
+# from the checkout, so a venv can be shared by several clones (CI caches it).
+export PYTHONPATH := $(CURDIR):$(CURDIR)/container$(if $(PYTHONPATH),:$(PYTHONPATH))
 
 .PHONY: setup run test bench
 .DEFAULT_GOAL := help
