@@ -30,6 +30,7 @@ class SessionEngine:
         self._active: ResponseRequest | None = None
         self._active_task: asyncio.Task | None = None
         self._finisher: asyncio.Task | None = None
+        self._cancel_before_start = False
         self._idle = asyncio.Event()
         self._idle.set()
 
@@ -62,9 +63,12 @@ class SessionEngine:
 
     async def cancel(self, response_id: str | None) -> None:
         if response_id is None or (self._active and self._active.response_id == response_id):
-            if self._active_task is None:
+            if self._active is None:
                 raise ProtocolError(ErrorCode.RESPONSE_NOT_FOUND, "response_id: there is no active response to cancel")
-            self._active_task.cancel()
+            if self._active_task is None:  # still announcing response.created
+                self._cancel_before_start = True
+            else:
+                self._active_task.cancel()
             return
         for request in self._queue:
             if request.response_id == response_id:
@@ -91,9 +95,12 @@ class SessionEngine:
     async def _begin(self, request: ResponseRequest) -> None:
         self._active = request
         self._idle.clear()
+        self._cancel_before_start = False
         await self._emit(ResponseCreated(request.response_id))
         renderer = ResponseRenderer(self.runtime, request, self._emit)
         self._active_task = asyncio.create_task(renderer.run(), name=f"response-{request.response_id}")
+        if self._cancel_before_start:
+            self._active_task.cancel()
         self._finisher = asyncio.create_task(self._finish(renderer, self._active_task))
 
     async def _finish(self, renderer: ResponseRenderer, task: asyncio.Task) -> None:
