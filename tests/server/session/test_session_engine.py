@@ -176,3 +176,26 @@ def test_every_accepted_response_gets_exactly_one_done(ops):
                     assert not (isinstance(e, AudioChunk) and e.response_id == event.response_id)
 
     asyncio.run(scenario())
+
+
+async def test_cancel_while_response_created_is_still_being_sent():
+    synthesizer = ScriptedSynthesizer()
+    runtime = EngineRuntime(lambda: synthesizer, fast_first_fragment=None)
+    runtime.synthesizer = synthesizer
+    events, slow_socket = [], asyncio.Event()
+
+    async def emit(event):
+        if isinstance(event, ResponseCreated) and event.response_id == "b":
+            await slow_socket.wait()  # the frame is stuck on a slow socket
+        events.append(event)
+
+    engine = SessionEngine(runtime, emit, 15)
+    await engine.submit(request(rid="a"))
+    await engine.submit(request(rid="b"))
+    while engine.outstanding != ["b"]:
+        await asyncio.sleep(0.01)
+    await engine.cancel("b")
+    slow_socket.set()
+    await engine.drain()
+    assert summary(events)[-2:] == [("ResponseCreated", "b", None), ("ResponseDone", "b", "cancelled")]
+    assert not [e for e in events if isinstance(e, AudioChunk) and e.response_id == "b"]
