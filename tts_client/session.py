@@ -109,7 +109,7 @@ class Session:
 
     async def open(self, timeout: float = 30, **options) -> SessionCreated:
         """Sends `open` (language, speaker_id, format, sample_rate, audio_frames, speed, ...)."""
-        waiter = self._watch(lambda e: isinstance(e, SessionCreated | ErrorEvent | TransportClosed))
+        waiter = self.watch(lambda e: isinstance(e, SessionCreated | ErrorEvent | TransportClosed))
         await self.send({"type": "open", **{k: v for k, v in options.items() if v is not None}})
         event = await asyncio.wait_for(waiter, timeout)
         if isinstance(event, ErrorEvent):
@@ -143,7 +143,7 @@ class Session:
         await self.send({"type": "response.cancel"} | ({"response_id": response_id} if response_id else {}))
 
     async def ping(self, timeout: float = 10) -> None:
-        waiter = self._watch(lambda e: isinstance(e, Pong | TransportClosed))
+        waiter = self.watch(lambda e: isinstance(e, Pong | TransportClosed))
         await self.send({"type": "ping"})
         if isinstance(await asyncio.wait_for(waiter, timeout), TransportClosed):
             raise SessionError("connection closed before pong")
@@ -184,9 +184,10 @@ class Session:
 
     async def wait_for(self, predicate: Callable[[Event], bool], timeout: float | None = None) -> Event:
         """The next event (from now on) that satisfies predicate."""
-        return await asyncio.wait_for(self._watch(predicate), timeout)
+        return await asyncio.wait_for(self.watch(predicate), timeout)
 
-    def _watch(self, predicate: Callable[[Event], bool]) -> asyncio.Future:
+    def watch(self, predicate: Callable[[Event], bool]) -> asyncio.Future:
+        """A future for the next event satisfying predicate; register it before the action."""
         future = asyncio.get_running_loop().create_future()
         self._watchers.append((predicate, future))
         return future

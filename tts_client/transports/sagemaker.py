@@ -8,10 +8,14 @@ RequestPayloadPart; SageMaker may cut one container frame into several response 
 
 from __future__ import annotations
 
+import asyncio
 import copy
+import logging
 import os
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
 
 PARTIAL = "PARTIAL"
 UTF8 = "UTF8"
@@ -48,11 +52,27 @@ def _trusting_crt_client(ca_file: str | None):
                 options.override_default_trust_store_from_path(ca_filepath=ca_file)
                 self._tls_ctx = crt_io.ClientTlsContext(options)
 
+        async def send(self, request, *, request_config=None):
+            response = await super().send(request, request_config=request_config)
+            # awscrt writes the request body in a task of its own. When the reply ends first
+            # (the container closed the session), that task fails writing the end of the
+            # request, and nobody awaits it: take its outcome here instead of leaving
+            # "Task exception was never retrieved" on stderr.
+            writer = getattr(getattr(response, "_stream", None), "_writer", None)
+            if isinstance(writer, asyncio.Task):
+                writer.add_done_callback(_note_writer_outcome)
+            return response
+
         def __deepcopy__(self, memo):
             # The SDK deep-copies its config (and so this transport) per client.
             return TrustingCRTHTTPClient(eventloop=self._eventloop, client_config=copy.deepcopy(self._config, memo))
 
     return TrustingCRTHTTPClient()
+
+
+def _note_writer_outcome(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.debug("request body writer ended: %s", task.exception())
 
 
 class SageMakerTransport:

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""Post-deploy validation: runs the speech endpoint's contract end to end and gates on it.
+
+  validate_endpoint.py --url ws://127.0.0.1:8080/invocations-bidirectional-stream
+  validate_endpoint.py --endpoint NAME --region R               (deployed, SageMaker HTTP/2 SDK)
+  validate_endpoint.py --endpoint NAME --region R --endpoint-url https://127.0.0.1:8443 --ca-file CA
+                                                                 (the local SageMaker gateway)
+
+Prints a pass/fail table; --junit and --json write reports. Exit codes:
+  0  every check passed (skips allowed)    1  at least one check failed
+  2  usage error, or the target could not be reached at all
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
+
+from tts_client.validation import audio_checks, error_checks, http_checks, session_checks  # noqa: E402
+from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
+from tts_client.validation.runner import FAIL, CheckResult, Context, run_checks, select  # noqa: E402
+from tts_client.validation.target import Target, sagemaker_target, websocket_target  # noqa: E402
+
+ALL_CHECKS = [*session_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS, *http_checks.CHECKS]
+EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--url", help="WebSocket URL of a local or reachable server")
+    where.add_argument("--endpoint", help="SageMaker endpoint name")
+    parser.add_argument("--region", help="AWS region of the endpoint (default: the SDK's configuration)")
+    parser.add_argument("--endpoint-url", help="override the SageMaker runtime URL (the local gateway)")
+    parser.add_argument("--ca-file", help="CA bundle to trust for --endpoint-url (default: $AWS_CA_BUNDLE)")
+    parser.add_argument("--http-url", help="with --url: base URL for POST /invocations (default: from --url)")
+    parser.add_argument("--checks", help="comma-separated glob patterns of checks to run (default: all)")
+    parser.add_argument("--list", action="store_true", help="list the checks and exit")
+    parser.add_argument("--max-pending", type=int, default=15, help="the server's WS_MAX_PENDING_RESPONSES")
+    parser.add_argument("--timeout", type=float, default=90, help="seconds one check may take")
+    parser.add_argument("--junit", type=Path, help="write a JUnit XML report here")
+    parser.add_argument("--json", type=Path, help="write a JSON report here")
+    args = parser.parse_args(argv)
+    if not args.list and not (args.url or args.endpoint):
+        parser.error("one of --url or --endpoint is required")
+    return args
+
+
+def build_target(args: argparse.Namespace) -> Target:
+    if args.url:
+        return websocket_target(args.url, args.http_url)
+    return sagemaker_target(args.endpoint, args.region, args.endpoint_url, args.ca_file)
+
+
+async def reachable(target: Target, timeout: float) -> str | None:
+    """None when a session connects, else why not."""
+    try:
+        session = await asyncio.wait_for(target.session(), timeout)
+    except Exception as error:
+        return f"{type(error).__name__}: {error}"
+    await session.abort()
+    return None
+
+
+async def validate(args: argparse.Namespace) -> int:
+    checks = select(ALL_CHECKS, args.checks.split(",") if args.checks else None)
+    target = build_target(args)
+    print(f"Validating {target.description}: {len(checks)} checks", flush=True)
+    started = time.monotonic()
+    problem = await reachable(target, args.timeout)
+    if problem:
+        results = [CheckResult("connect", FAIL, time.monotonic() - started, f"cannot reach the target: {problem}")]
+        exit_code = EXIT_UNREACHABLE
+    else:
+        context = Context(target, max_pending=args.max_pending, timeout=args.timeout)
+        results = await run_checks(checks, context, on_result=lambda r: print(f"  {r.status:<4}  {r.name}", flush=True))
+        exit_code = EXIT_FAILED if any(r.status == FAIL for r in results) else EXIT_PASSED
+    seconds = time.monotonic() - started
+    print(table(results, seconds))
+    if args.json:
+        write_json(args.json, target.description, results, seconds, exit_code)
+    if args.junit:
+        write_junit(args.junit, target.description, results, seconds)
+    return exit_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.list:
+        for check in ALL_CHECKS:
+            print(f"{check.name:<30} {check.description}")
+        return EXIT_PASSED
+    try:
+        return asyncio.run(validate(args))
+    except ValueError as error:  # a malformed argument found while building the target
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

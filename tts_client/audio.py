@@ -1,0 +1,47 @@
+"""Decode what a response produced far enough to know how long it plays.
+
+Raw formats are counted; container formats (Ogg/Opus, MP3, WAV, FLAC, AAC) are decoded
+with PyAV, imported only when needed.
+"""
+
+from __future__ import annotations
+
+import io
+
+BYTES_PER_SAMPLE = {"pcm_f32": 4, "pcm_16": 2, "mulaw": 1, "alaw": 1}
+CONTAINERS = {"opus": "ogg", "mp3": "mp3", "wav": "wav", "flac": "flac", "aac": "aac"}
+FILE_SUFFIXES = {
+    ".wav": "wav", ".mp3": "mp3", ".ogg": "opus", ".opus": "opus", ".flac": "flac", ".aac": "aac",
+    ".pcm": "pcm_16", ".f32": "pcm_f32", ".ulaw": "mulaw", ".mulaw": "mulaw", ".alaw": "alaw",
+}
+
+
+class UndecodableAudio(ValueError):
+    pass
+
+
+def duration_ms(format: str, sample_rate: int, data: bytes) -> float:
+    if format in BYTES_PER_SAMPLE:
+        width = BYTES_PER_SAMPLE[format]
+        if len(data) % width:
+            raise UndecodableAudio(f"{format}: {len(data)} bytes is not a whole number of {width}-byte samples")
+        return len(data) / width / sample_rate * 1000
+    if format in CONTAINERS:
+        return _decoded_ms(CONTAINERS[format], data)
+    raise UndecodableAudio(f"unknown format {format!r}")
+
+
+def _decoded_ms(container: str, data: bytes) -> float:
+    import av
+
+    samples, rate = 0, 0
+    try:
+        with av.open(io.BytesIO(data), format=container) as source:
+            for frame in source.decode(audio=0):
+                samples += frame.samples
+                rate = frame.sample_rate
+    except av.FFmpegError as error:
+        raise UndecodableAudio(f"{container}: {error}") from None
+    if not rate:
+        raise UndecodableAudio(f"{container}: no audio frames")
+    return samples / rate * 1000

@@ -1,0 +1,89 @@
+"""Runs named checks one by one, each under a time limit, and records what happened."""
+
+from __future__ import annotations
+
+import asyncio
+import fnmatch
+import time
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from .target import Target
+
+PASS, FAIL, SKIP = "pass", "fail", "skip"
+
+
+class CheckFailed(AssertionError):
+    pass
+
+
+class Skipped(Exception):
+    pass
+
+
+def expect(condition: bool, message: str) -> None:
+    if not condition:
+        raise CheckFailed(message)
+
+
+@dataclass
+class Context:
+    target: Target
+    max_pending: int = 15
+    timeout: float = 90
+    cache: dict = field(default_factory=dict)  # results shared between checks (a reference duration)
+
+
+CheckFunction = Callable[[Context], Awaitable[str | None]]
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    run: CheckFunction
+    description: str
+
+
+@dataclass
+class CheckResult:
+    name: str
+    status: str
+    seconds: float
+    detail: str = ""
+    description: str = ""
+
+
+def select(checks: list[Check], patterns: list[str] | None) -> list[Check]:
+    if not patterns:
+        return checks
+    return [c for c in checks if any(fnmatch.fnmatchcase(c.name, p) for p in patterns)]
+
+
+async def run_check(check: Check, context: Context) -> CheckResult:
+    started = time.monotonic()
+    try:
+        detail = await asyncio.wait_for(check.run(context), context.timeout)
+        status = PASS
+    except Skipped as skipped:
+        status, detail = SKIP, str(skipped)
+    except TimeoutError:
+        status, detail = FAIL, f"no outcome within {context.timeout:.0f} s"
+    except (CheckFailed, AssertionError) as failure:
+        status, detail = FAIL, str(failure) or "assertion failed"
+    except Exception as error:  # the check's own trouble: report it, go on with the next
+        status, detail = FAIL, f"{type(error).__name__}: {error}"
+        last = traceback.extract_tb(error.__traceback__)[-1:]
+        if last:
+            detail += f" (at {last[0].name}:{last[0].lineno})"
+    return CheckResult(check.name, status, time.monotonic() - started, detail or "", check.description)
+
+
+async def run_checks(checks: list[Check], context: Context, on_result=None) -> list[CheckResult]:
+    results = []
+    for check in checks:
+        result = await run_check(check, context)
+        results.append(result)
+        if on_result:
+            on_result(result)
+    return results
