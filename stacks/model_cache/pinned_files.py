@@ -23,18 +23,19 @@ def hub_files(model_id: str, revision: str) -> list[dict[str, str]]:
     ]
 
 
-def local_sums(directory: Path) -> str:
-    """SHA256SUMS (sha256sum's format) of every file below `directory`, sorted by path."""
-    lines = []
+def local_files(directory: Path) -> list[dict[str, str]]:
+    """Every file below `directory` with its sha256, computed now (at synth): pins."""
+    files = []
     for path in sorted(p for p in directory.rglob("*") if p.is_file()):
         digest = hashlib.sha256()
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):
                 digest.update(block)
-        lines.append(f"{digest.hexdigest()}  {path.relative_to(directory).as_posix()}\n")
-    return "".join(lines)
+        files.append({"Path": path.relative_to(directory).as_posix(), "Sha256": digest.hexdigest()})
+    return files
 
 
-def local_revision(sums: str) -> str:
+def local_revision(files: list[dict[str, str]]) -> str:
     """A revision label for a local directory: new content, new prefix, never overwritten."""
+    sums = "".join(f"{f['Sha256']}  {f['Path']}\n" for f in files)
     return "local-" + hashlib.sha256(sums.encode()).hexdigest()[:16]

@@ -1,9 +1,11 @@
-"""Copy a pinned Hugging Face model revision into S3, verified and idempotent.
+"""Copy a pinned model revision into S3, verified and idempotent.
 
 A CloudFormation custom resource handler for AWS Lambda (stdlib + boto3 only). For each
-file it streams `{hub}/{model}/resolve/{revision}/{path}` into
-`s3://{bucket}/{model}/{revision}/{path}` in parts, hashing as it goes, and completes
-the upload only when the digest matches; then it writes `SHA256SUMS` beside the files.
+file it streams the source into `s3://{bucket}/{model}/{revision}/{path}` in parts,
+hashing as it goes, and completes the upload only when the digest matches; then it
+writes `SHA256SUMS` beside the files. The source is either the Hugging Face Hub
+(`{hub}/{model}/resolve/{revision}/{path}`) or a zip archive in S3: a local model
+directory that CDK uploaded as an asset, with every digest pinned at synth.
 
 Which digest a file must match, in order: the sha256 pinned in the resource properties;
 else the sha256 the Hub announces for LFS files (X-Linked-Etag); else, for small
@@ -20,10 +22,14 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import tempfile
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zipfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import boto3
@@ -57,8 +63,9 @@ class CopySpec:
     bucket: str
     model_id: str
     revision: str
-    hub: str
     files: tuple[FileSpec, ...]
+    hub: str | None = None
+    archive: tuple[str, str] | None = None  # (bucket, key) of a zip in S3
 
     @property
     def prefix(self) -> str:
@@ -72,12 +79,16 @@ class CopySpec:
         )
         if not files:
             raise CopyError("Files is empty: nothing to copy")
+        archive = props.get("Archive")
+        if bool(archive) == bool(props.get("HubEndpoint")):
+            raise CopyError("set exactly one source: HubEndpoint or Archive")
         return cls(
             bucket=props["Bucket"],
             model_id=props["ModelId"],
             revision=props["Revision"],
-            hub=props["HubEndpoint"].rstrip("/"),
             files=files,
+            hub=props.get("HubEndpoint", "").rstrip("/") or None,
+            archive=(archive["Bucket"], archive["Key"]) if archive else None,
         )
 
 
@@ -103,16 +114,17 @@ def on_event(event: dict, *, s3=None, remaining_ms=lambda: 10**9) -> tuple[str, 
 def sync(spec: CopySpec, s3, *, remaining_ms=lambda: 10**9) -> dict:
     digests: dict[str, str] = {}
     copied = 0
-    for file in spec.files:
-        key = spec.prefix + file.path
-        existing = _stored_sha256(s3, spec.bucket, key)
-        if existing and file.sha256 in (None, existing):
-            digests[file.path] = existing
-            continue
-        if remaining_ms() < RESERVE_MS:
-            raise CopyError(f"Lambda time ran out before {file.path}; deploy again to resume")
-        digests[file.path] = _copy_with_retries(spec, file, s3, key, remaining_ms)
-        copied += 1
+    with _source(spec, s3) as fetch:
+        for file in spec.files:
+            key = spec.prefix + file.path
+            existing = _stored_sha256(s3, spec.bucket, key)
+            if existing and file.sha256 in (None, existing):
+                digests[file.path] = existing
+                continue
+            if remaining_ms() < RESERVE_MS:
+                raise CopyError(f"Lambda time ran out before {file.path}; deploy again to resume")
+            digests[file.path] = _copy_with_retries(fetch, file, s3, spec.bucket, key, remaining_ms)
+            copied += 1
     manifest = "".join(f"{digests[path]}  {path}\n" for path in sorted(digests))
     if _read_text(s3, spec.bucket, spec.prefix + MANIFEST) != manifest:
         s3.put_object(Bucket=spec.bucket, Key=spec.prefix + MANIFEST, Body=manifest.encode(),
@@ -122,11 +134,39 @@ def sync(spec: CopySpec, s3, *, remaining_ms=lambda: 10**9) -> dict:
             "Copied": str(copied), "Reused": str(len(spec.files) - copied)}
 
 
-def _copy_with_retries(spec: CopySpec, file: FileSpec, s3, key: str, remaining_ms) -> str:
-    url = f"{spec.hub}/{spec.model_id}/resolve/{spec.revision}/{urllib.parse.quote(file.path)}"
+# fetch(file) -> (readable response, its length or None, the source's announced digest)
+Fetch = Callable[["FileSpec"], tuple]
+
+
+@contextmanager
+def _source(spec: CopySpec, s3) -> Iterator[Fetch]:
+    if spec.hub:
+        def from_hub(file: FileSpec) -> tuple:
+            path = urllib.parse.quote(file.path)
+            return _open(f"{spec.hub}/{spec.model_id}/resolve/{spec.revision}/{path}")
+
+        yield from_hub
+        return
+    with tempfile.TemporaryFile() as spool:
+        archive: list[zipfile.ZipFile] = []  # fetched on first use: a re-run may need nothing
+
+        def from_archive(file: FileSpec) -> tuple:
+            if not archive:
+                s3.download_fileobj(spec.archive[0], spec.archive[1], spool)
+                archive.append(zipfile.ZipFile(spool))
+            try:
+                info = archive[0].getinfo(file.path)
+            except KeyError:
+                raise CopyError(f"{file.path}: not in the uploaded model archive") from None
+            return archive[0].open(info), info.file_size, None
+
+        yield from_archive
+
+
+def _copy_with_retries(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> str:
     for attempt in range(1, ATTEMPTS + 1):
         try:
-            return _copy(url, file, s3, spec.bucket, key, remaining_ms)
+            return _copy(fetch, file, s3, bucket, key, remaining_ms)
         except TransientError as error:
             _log("retry", path=file.path, attempt=attempt, error=str(error))
             if attempt == ATTEMPTS:
@@ -135,12 +175,10 @@ def _copy_with_retries(spec: CopySpec, file: FileSpec, s3, key: str, remaining_m
     raise AssertionError("unreachable")
 
 
-def _copy(url: str, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> str:
-    response, hub_etag = _open(url)
+def _copy(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> str:
+    response, length, announced = fetch(file)
     with response:
-        length = response.headers.get("Content-Length")
-        length = int(length) if length is not None else None
-        expected = _expected_digest(file, hub_etag, length)
+        expected = _expected_digest(file, announced, length)
         hashers = {"sha256": hashlib.sha256()}
         if expected[0] == "git-sha1":
             hashers["git-sha1"] = hashlib.sha1(f"blob {length}\0".encode(), usedforsecurity=False)
@@ -211,8 +249,8 @@ def _read_exactly(response, size: int) -> bytes:
     return b"".join(chunks)
 
 
-def _expected_digest(file: FileSpec, hub_etag: str | None, length: int | None) -> tuple[str, str]:
-    etag = (hub_etag or "").strip()
+def _expected_digest(file: FileSpec, announced: str | None, length: int | None) -> tuple[str, str]:
+    etag = (announced or "").strip()
     if file.sha256:
         if _is_hex(etag, 64) and etag != file.sha256:
             raise CopyError(f"{file.path}: checksum mismatch: pinned sha256 {file.sha256}, "
@@ -222,7 +260,7 @@ def _expected_digest(file: FileSpec, hub_etag: str | None, length: int | None) -
         return ("sha256", etag)
     if _is_hex(etag, 40) and length is not None:
         return ("git-sha1", etag)
-    raise CopyError(f"{file.path}: no pinned sha256 and the Hub sent no digest to verify against")
+    raise CopyError(f"{file.path}: no pinned sha256 and the source announced no digest to verify against")
 
 
 def _verify(path: str, expected: tuple[str, str], hashers: dict) -> None:
@@ -241,8 +279,8 @@ class _RecordRedirects(urllib.request.HTTPRedirectHandler):
         return super().redirect_request(req, fp, code, msg, headers, newurl)
 
 
-def _open(url: str):
-    """GET `url` following redirects; return the response and the Hub's digest header.
+def _open(url: str) -> tuple:
+    """GET `url` following redirects; return the response, its length, the Hub's digest.
 
     The digest comes from X-Linked-Etag on any hop, else from the first hop's ETag: later
     hops are CDN or storage hosts whose ETags are not content digests.
@@ -261,7 +299,8 @@ def _open(url: str):
         raise TransientError(f"GET {url}: {error!r}") from None
     hops = [*recorder.hops, response.headers]
     linked = next((h["X-Linked-Etag"] for h in hops if h.get("X-Linked-Etag")), None)
-    return response, _unquote_etag(linked or hops[0].get("ETag"))
+    length = response.headers.get("Content-Length")
+    return response, int(length) if length is not None else None, _unquote_etag(linked or hops[0].get("ETag"))
 
 
 def _unquote_etag(value: str | None) -> str | None:

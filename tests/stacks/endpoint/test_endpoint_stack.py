@@ -1,0 +1,121 @@
+"""Endpoint: image asset, model, endpoint config, endpoint, autoscaling, alarms, outputs."""
+
+import json
+
+import pytest
+
+TOPIC = "arn:aws:sns:us-east-1:123456789012:tts-alarms"
+
+
+def test_image_is_built_for_linux_amd64_from_container_and_client_only(default):
+    [image] = default.assets("Endpoint")["dockerImages"].values()
+    assert image["source"]["platform"] == "linux/amd64"
+    assert image["source"]["dockerFile"] == "container/Dockerfile"
+    staged = default.outdir / image["source"]["directory"]
+    top = {p.name for p in staged.iterdir()} - {".dockerignore"}
+    assert top == {"container", "tts_client"}
+    assert (staged / "container" / "Dockerfile").is_file()
+    assert not list(staged.rglob("__pycache__"))
+
+
+def test_model_reads_the_cached_prefix_uncompressed_with_network_isolation(default):
+    model = default.one("Endpoint", "AWS::SageMaker::Model")
+    assert model["EnableNetworkIsolation"] is True
+    source = model["PrimaryContainer"]["ModelDataSource"]["S3DataSource"]
+    assert (source["S3DataType"], source["CompressionType"]) == ("S3Prefix", "None")
+    parts = source["S3Uri"]["Fn::Join"][1]
+    assert parts[0] == "s3://kokoro-tts-models-"
+    assert parts[-1] == "/hexgrad/Kokoro-82M/f3ff3571791e39611d31c381e3a41a3af07b4987/"  # S3Prefix wants the '/'
+    assert model["PrimaryContainer"]["Environment"] == {
+        "MODEL_DIR": "/opt/ml/model", "HF_HUB_OFFLINE": "1", "WS_MAX_PENDING_RESPONSES": "15"}
+
+
+def test_model_is_created_after_the_role_may_pull_the_image(default):
+    [(model_id, model)] = default.resources("Endpoint", "AWS::SageMaker::Model").items()
+    [pull_id] = default.resources("Endpoint", "AWS::IAM::Policy")
+    assert pull_id in model["DependsOn"]
+
+
+def test_endpoint_config_defaults(default):
+    [variant] = default.one("Endpoint", "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
+    assert variant["InstanceType"] == "ml.g5.xlarge"
+    assert variant["InitialInstanceCount"] == 1
+    assert variant["ContainerStartupHealthCheckTimeoutInSeconds"] == 600
+    assert variant["ModelDataDownloadTimeoutInSeconds"] == 600
+    assert variant["InferenceAmiVersion"] == "al2023-ami-sagemaker-inference-gpu-4-1"  # driver 580, CUDA 13
+
+
+def test_endpoint_rolls_back_a_deployment_on_error_alarms(default):
+    endpoint = default.one("Endpoint", "AWS::SageMaker::Endpoint")
+    assert endpoint["EndpointName"] == "kokoro-tts-endpoint"
+    deployment = endpoint["DeploymentConfig"]
+    assert deployment["BlueGreenUpdatePolicy"]["TerminationWaitInSeconds"] == 600
+    alarms = default.resources("Endpoint", "AWS::CloudWatch::Alarm")
+    rollback = {a["AlarmName"]["Ref"] for a in deployment["AutoRollbackConfiguration"]["Alarms"]}
+    assert {alarms[a]["Properties"]["MetricName"] for a in rollback} == {"Invocation5XXErrors", "InvocationModelErrors"}
+
+
+def test_autoscaling_tracks_concurrency_and_scales_in_slowly(default):
+    target = default.one("Endpoint", "AWS::ApplicationAutoScaling::ScalableTarget")
+    assert (target["MinCapacity"], target["MaxCapacity"]) == (1, 2)
+    assert target["ResourceId"] == "endpoint/kokoro-tts-endpoint/variant/AllTraffic"
+    assert "RoleARN" not in target  # Application Auto Scaling's service-linked role
+    tracking = default.one("Endpoint", "AWS::ApplicationAutoScaling::ScalingPolicy")[
+        "TargetTrackingScalingPolicyConfiguration"]
+    assert tracking["PredefinedMetricSpecification"]["PredefinedMetricType"] == (
+        "SageMakerVariantConcurrentRequestsPerModelHighResolution")
+    assert tracking["TargetValue"] == 4
+    assert tracking["ScaleInCooldown"] > tracking["ScaleOutCooldown"]
+    assert tracking["ScaleInCooldown"] >= 600
+
+
+def test_context_sets_instance_type_counts_and_bounds(synth):
+    custom = synth(instanceType="ml.g6.xlarge", initialInstanceCount="2", minInstanceCount="2",
+                   maxInstanceCount="6", targetConcurrencyPerInstance="8")
+    [variant] = custom.one("Endpoint", "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
+    assert (variant["InstanceType"], variant["InitialInstanceCount"]) == ("ml.g6.xlarge", 2)
+    target = custom.one("Endpoint", "AWS::ApplicationAutoScaling::ScalableTarget")
+    assert (target["MinCapacity"], target["MaxCapacity"]) == (2, 6)
+    tracking = custom.one("Endpoint", "AWS::ApplicationAutoScaling::ScalingPolicy")
+    assert tracking["TargetTrackingScalingPolicyConfiguration"]["TargetValue"] == 8
+
+
+def alarms_by_metric(synth) -> dict[str, dict]:
+    return {a["Properties"]["MetricName"]: a["Properties"]
+            for a in synth.resources("Endpoint", "AWS::CloudWatch::Alarm").values()}
+
+
+def test_alarm_thresholds(default):
+    alarms = alarms_by_metric(default)
+    assert set(alarms) == {"Invocation5XXErrors", "InvocationModelErrors", "ModelLatency"}
+    for name in ("Invocation5XXErrors", "InvocationModelErrors"):
+        assert (alarms[name]["Statistic"], alarms[name]["Threshold"], alarms[name]["Period"]) == ("Sum", 5, 300)
+    latency = alarms["ModelLatency"]
+    assert (latency["ExtendedStatistic"], latency["Threshold"]) == ("p90", 5_000_000)  # microseconds
+    assert latency["EvaluationPeriods"] == 3
+    for alarm in alarms.values():
+        assert alarm["TreatMissingData"] == "notBreaching"
+        assert {d["Name"]: d["Value"] for d in alarm["Dimensions"]} == {
+            "EndpointName": "kokoro-tts-endpoint", "VariantName": "AllTraffic"}
+        assert "AlarmActions" not in alarm  # no topic configured
+
+
+def test_alarm_topic_from_context_gets_alarm_and_ok_actions(synth):
+    alarms = alarms_by_metric(synth(alarmTopicArn=TOPIC, modelLatencyAlarmMs="1500"))
+    for alarm in alarms.values():
+        assert alarm["AlarmActions"] == [TOPIC]
+        assert alarm["OKActions"] == [TOPIC]
+    assert alarms["ModelLatency"]["Threshold"] == 1_500_000
+
+
+def test_outputs_name_the_endpoint_and_the_invoker_policy(default):
+    outputs = default.templates["Endpoint"]["Outputs"]
+    assert outputs["EndpointName"]["Value"] == "kokoro-tts-endpoint"
+    assert "Fn::GetStackOutput" in outputs["InvokerPolicyArn"]["Value"]  # from the foundation stack
+    assert outputs["InvokerPolicyArn"]["Value"]["Fn::GetStackOutput"]["StackName"] == "kokoro-tts-foundation"
+
+
+@pytest.mark.parametrize("stack,depends_on", [("ModelCache", {"Foundation"}), ("Endpoint", {"Foundation", "ModelCache"})])
+def test_stack_dependencies_are_explicit(default, stack, depends_on):
+    manifest = json.loads((default.outdir / "manifest.json").read_text())
+    assert {d for d in manifest["artifacts"][stack]["dependencies"] if not d.endswith(".assets")} == depends_on

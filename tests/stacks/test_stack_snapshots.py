@@ -1,0 +1,28 @@
+"""One snapshot per synthesized template (asset hashes masked).
+
+After an intended infrastructure change: `make snapshot-update`, review the diff of
+tests/stacks/__snapshots__/, commit it with the change.
+"""
+
+import pytest
+from conftest import STACKS, normalize
+from syrupy.extensions.json import JSONSnapshotExtension
+
+
+@pytest.fixture
+def snapshot_json(snapshot):
+    return snapshot.use_extension(JSONSnapshotExtension)
+
+
+@pytest.mark.parametrize("stack", STACKS)
+def test_template_matches_snapshot(default, stack, snapshot_json):
+    assert normalize(default.templates[stack]) == snapshot_json
+
+
+def test_snapshots_ignore_asset_hashes():
+    template = {"Image": {"Fn::Sub": "123.dkr.ecr/repo:" + "a" * 64}, "S3Key": "b" * 64 + ".zip",
+                "Metadata": {"aws:asset:path": "asset." + "c" * 64}, "Sha256": "d" * 64}
+    assert normalize(template) == {
+        "Image": {"Fn::Sub": "123.dkr.ecr/repo:<asset-hash>"}, "S3Key": "<asset-hash>.zip",
+        "Metadata": {"aws:asset:path": "asset.<asset-hash>"}, "Sha256": "d" * 64,
+    }
