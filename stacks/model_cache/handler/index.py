@@ -104,10 +104,12 @@ def handler(event: dict, context) -> None:
 
 
 def on_event(event: dict, *, s3=None, remaining_ms=lambda: 10**9) -> tuple[str, dict]:
+    if event["RequestType"] == "Delete":
+        # Keep the weights (rollback reads them) and never fail: a failing Delete would
+        # leave the stack stuck, even after a Create that failed on bad properties.
+        return event.get("PhysicalResourceId") or "model-cache", {}
     spec = CopySpec.from_properties(event["ResourceProperties"])
     physical_id = f"s3://{spec.bucket}/{spec.prefix}"
-    if event["RequestType"] == "Delete":
-        return event.get("PhysicalResourceId", physical_id), {}
     return physical_id, sync(spec, s3 or boto3.client("s3"), remaining_ms=remaining_ms)
 
 

@@ -247,3 +247,13 @@ def test_delete_keeps_the_weights_for_rollback(s3, hub, monkeypatch):
     assert hub.cfn_responses[-1]["Status"] == "SUCCESS"
     assert hub.cfn_responses[-1]["PhysicalResourceId"] == f"s3://{BUCKET}/{PREFIX}"
     assert keys(s3) == stored
+
+
+def test_delete_after_a_failed_create_succeeds_whatever_the_properties(hub):
+    event = cfn_event(hub, "Delete", PhysicalResourceId="model-cache-failed")
+    event["ResourceProperties"] = {"ServiceToken": "arn:aws:lambda:us-east-1:123456789012:function:f"}
+
+    index.handler(event, LAMBDA_CONTEXT)
+
+    assert hub.cfn_responses[-1]["Status"] == "SUCCESS"
+    assert hub.cfn_responses[-1]["PhysicalResourceId"] == "model-cache-failed"
