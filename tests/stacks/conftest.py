@@ -1,92 +1,15 @@
-"""Synthesize the CDK app once per context and share the templates between stack tests.
-
-Synthesis runs the real app builder (stacks.app.build) with cdk.json's context, as the
-CLI would, plus per-test overrides; cdk-nag runs as part of it.
-"""
-
-from __future__ import annotations
-
-import json
-import os
-import re
-import tempfile
-from dataclasses import dataclass
-from functools import cache
-from pathlib import Path
+"""Fixtures for the stack tests; the synthesis helpers live in stack_synth.py."""
 
 import pytest
-
-# jsii prints a banner on every start under Node 20; the tests don't need it.
-os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
-
-from aws_cdk import App  # noqa: E402
-from aws_cdk.assertions import Template  # noqa: E402
-
-from stacks.app import build  # noqa: E402
-
-REPO = Path(__file__).resolve().parents[2]
-CDK_CONTEXT = json.loads((REPO / "cdk.json").read_text())["context"]
-STACKS = ("Foundation", "ModelCache", "Endpoint")
-
-
-@dataclass(frozen=True)
-class Synth:
-    templates: dict[str, dict]
-    report: dict
-    outdir: Path
-
-    def template(self, stack: str) -> Template:
-        return Template.from_json(self.templates[stack])
-
-    def resources(self, stack: str, type_: str) -> dict[str, dict]:
-        return {k: v for k, v in self.templates[stack]["Resources"].items() if v["Type"] == type_}
-
-    def one(self, stack: str, type_: str) -> dict:
-        [resource] = self.resources(stack, type_).values()
-        return resource["Properties"]
-
-    def assets(self, stack: str) -> dict:
-        return json.loads((self.outdir / f"{stack}.assets.json").read_text())
-
-
-@cache
-def _synth(overrides: tuple[tuple[str, object], ...]) -> Synth:
-    outdir = Path(tempfile.mkdtemp(prefix="cdk-test-"))
-    # What the CLI adds to cdk.json's context (with "versionReporting": false), so these
-    # templates are the ones `make synth` writes.
-    cli = {"aws:cdk:version-reporting": False, "aws:cdk:enable-path-metadata": True,
-           "aws:cdk:enable-asset-metadata": True}
-    context = {**CDK_CONTEXT, **cli, **dict(overrides)}
-    app = App(outdir=str(outdir), context=context)
-    stacks = build(app)
-    assembly = app.synth()
-    templates = {s.artifact_id: assembly.get_stack_artifact(s.artifact_id).template for s in stacks}
-    report = json.loads((outdir / "validation-report.json").read_text())
-    return Synth(templates=templates, report=report, outdir=outdir)
+from stack_synth import Synth, synthesize
 
 
 @pytest.fixture(scope="session")
 def synth():
     """`synth(**context)` -> Synth; cached, so each distinct context synthesizes once."""
-    return lambda **overrides: _synth(tuple(sorted(overrides.items())))
+    return synthesize
 
 
 @pytest.fixture(scope="session")
-def default(synth) -> Synth:
-    return synth()
-
-
-_ASSET_HASH = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?=\.zip$|$)")
-
-
-def normalize(node):
-    """Replace asset hashes (image tags, Lambda code keys, staging paths) by a placeholder,
-    so snapshots change with the infrastructure, not with every edit to server code.
-    Pinned SHA-256 digests are kept: they are plain 64-hex values, not keys or tags."""
-    if isinstance(node, dict):
-        return {k: normalize(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [normalize(v) for v in node]
-    if isinstance(node, str) and (node.endswith(".zip") or ":" in node or node.startswith("asset.")):
-        return _ASSET_HASH.sub("<asset-hash>", node)
-    return node
+def default() -> Synth:
+    return synthesize()

@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import REPO, STACKS, normalize
+from stack_synth import REPO, STACKS, normalize
 
 CDK = REPO / "node_modules" / ".bin" / "cdk"
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import CDK_CONTEXT, REPO
+from stack_synth import CDK_CONTEXT, REPO
 
 from stacks.config import INSTANCE_TYPES, ConfigError, DeploymentConfig
 

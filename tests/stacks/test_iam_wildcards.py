@@ -1,7 +1,7 @@
 """No wildcard action anywhere, and `Resource: *` only where AWS offers nothing narrower."""
 
 import pytest
-from conftest import STACKS
+from stack_synth import STACKS
 
 # Actions without resource-level permissions (Service Authorization Reference).
 RESOURCE_STAR_ONLY = {"ecr:GetAuthorizationToken", "cloudwatch:PutMetricData"}

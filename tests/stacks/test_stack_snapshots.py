@@ -5,7 +5,7 @@ tests/stacks/__snapshots__/, commit it with the change.
 """
 
 import pytest
-from conftest import STACKS, normalize
+from stack_synth import STACKS, normalize
 from syrupy.extensions.json import JSONSnapshotExtension
 
 
