@@ -6,9 +6,11 @@ CLI would, plus per-test overrides; cdk-nag runs as part of it.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
 import tempfile
 from dataclasses import dataclass
 from functools import cache
@@ -50,6 +52,7 @@ class Synth:
 @cache
 def _synth(overrides: tuple[tuple[str, object], ...]) -> Synth:
     outdir = Path(tempfile.mkdtemp(prefix="cdk-test-"))
+    atexit.register(shutil.rmtree, outdir, ignore_errors=True)
     # What the CLI adds to cdk.json's context (with "versionReporting": false), so these
     # templates are the ones `make synth` writes.
     cli = {"aws:cdk:version-reporting": False, "aws:cdk:enable-path-metadata": True,
