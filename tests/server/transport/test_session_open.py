@@ -5,7 +5,7 @@ import json
 
 import pytest
 import websockets
-from conftest import start_server, stop_server
+from running_server import start_server, stop_server
 from server.wire import Peer
 
 POLICY_VIOLATION = 1008

@@ -1,0 +1,73 @@
+"""The real speech server as a subprocess: started through the same `container/serve`
+entrypoint the image runs, on a free loopback port, with the real embedded model.
+
+Import it as `from running_server import start_server` (not from conftest: several
+conftest modules exist under tests/ and only one can own that name)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+
+REPO = Path(__file__).resolve().parent.parent
+SERVE = REPO / "container" / "serve"
+
+
+@dataclass(frozen=True)
+class RunningServer:
+    port: int
+    process: subprocess.Popen
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/invocations-bidirectional-stream"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 120) -> RunningServer:
+    port = free_port()
+    environment = os.environ | {"HOST": "127.0.0.1", "PORT": str(port)} | (env or {})
+    process = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    server = RunningServer(port, process)
+    if wait:
+        wait_until_ready(server, timeout)
+    return server
+
+
+def wait_until_ready(server: RunningServer, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"server exited: {server.process.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(server.http_url + "/ping", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.2)
+    raise TimeoutError("server did not become ready")
+
+
+def stop_server(server: RunningServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
