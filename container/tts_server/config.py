@@ -27,6 +27,12 @@ class Settings:
     inference_workers: int = 1
     inference_threads: int | None = None  # intra-op threads per inference; None = all cores
     fast_first_fragment: int | None = 10  # cut a long first sentence at a clause past this many chars
+    model_id: str = "kokoro-82m"  # what a request's `model` field must equal
+    # Admission control (admission.py); None = derived from the engine's measured speed.
+    max_syntheses: int | None = None
+    max_sessions: int | None = None
+    overload_retry_after_s: int = 1
+    max_request_bytes: int = 1 << 20  # POST /invocations bodies; a full custom style pack is ~700 KB
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -38,4 +44,9 @@ class Settings:
             inference_workers=_int("INFERENCE_WORKERS", cls.inference_workers, 1),
             inference_threads=_int("INFERENCE_THREADS", 0) or None,
             fast_first_fragment=fast or None,
+            model_id=os.environ.get("MODEL_ID", "").strip() or cls.model_id,
+            max_syntheses=_int("MAX_CONCURRENT_SYNTHESES", 0) or None,
+            max_sessions=_int("MAX_SESSIONS", 0) or None,
+            overload_retry_after_s=_int("OVERLOAD_RETRY_AFTER_S", cls.overload_retry_after_s, 1),
+            max_request_bytes=_int("MAX_REQUEST_BYTES", cls.max_request_bytes, 1024),
         )

@@ -30,6 +30,10 @@ class EngineRuntime:
         self.fast_first_fragment = fast_first_fragment
         self.synthesizer: Synthesizer | None = None
         self.load_error: BaseException | None = None
+        self.inference_workers = inference_workers
+        # Engine seconds per second of audio, measured on the warm-up text (worst language);
+        # admission control derives its default capacity from it.
+        self.realtime_factor: float | None = None
         self._ready = threading.Event()
         # (response_id, engine seconds behind its first audio chunk): lets the benchmark
         # tell the server's own overhead from the engine's time.
@@ -49,17 +53,21 @@ class EngineRuntime:
         began = time.perf_counter()
         try:
             synthesizer = self._load()
+            factors = []
             for language in synthesizer.languages:
                 book = synthesizer.voice_book(language)
                 text = WARMUP_TEXT if language == "ja" else "Hello."
-                synthesizer.synthesize(text, 0, len(text), book.resolve("default"), 1.0, language)
+                segment = synthesizer.synthesize(text, 0, len(text), book.resolve("default"), 1.0, language)
+                factors.append(segment.engine_seconds / max(segment.duration_ms / 1000, 0.001))
         except BaseException as error:  # reported by /ping staying 503 and in the log
             self.load_error = error
             log.exception("model failed to load")
             return
         self.synthesizer = synthesizer
+        self.realtime_factor = max(factors, default=None)
         self._ready.set()
-        log.info("model ready in %.1f s (%s)", time.perf_counter() - began, synthesizer.backend.name)
+        log.info("model ready in %.1f s (%s, real-time factor %.2f)", time.perf_counter() - began,
+                 synthesizer.backend.name, self.realtime_factor or 0.0)
 
     def shutdown(self) -> None:
         self.inference.shutdown(wait=False, cancel_futures=True)

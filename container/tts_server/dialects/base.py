@@ -1,21 +1,56 @@
-"""What the WebSocket transport needs from a dialect."""
+"""What the WebSocket transport gives a dialect, and what every dialect shares."""
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
 
+from ..admission import Admission
+from ..config import Settings
 from ..protocol.errors import ProtocolError
+from ..runtime import EngineRuntime
+from ..session.engine import SessionEngine
+from ..session.events import EngineEvent
+from ..transport.outbox import Outbox
 
 
-class Dialect(Protocol):
+@dataclass(frozen=True)
+class SessionContext:
+    outbox: Outbox
+    runtime: EngineRuntime
+    settings: Settings
+    admission: Admission  # a session's active response counts as synthesis work
+
+
+class Dialect:
+    """A wire format adapted onto the one session engine; subclasses render its events."""
+
+    def __init__(self, context: SessionContext):
+        self._outbox = context.outbox
+        self._runtime = context.runtime
+        self._settings = context.settings
+        self._engine = SessionEngine(context.runtime, self._on_engine_event, context.settings.max_pending_responses,
+                                     hold=context.admission.syntheses.take)
+
+    @staticmethod
+    def error_event(error: ProtocolError) -> dict:
+        """An error as this dialect's clients expect it (also for a refused session)."""
+        raise NotImplementedError
+
     async def start(self, first: dict) -> bool:
         """Handle the first message; False ends the session (the dialect has closed it)."""
+        raise NotImplementedError
 
     async def handle(self, event: dict) -> bool:
         """Handle one later message; False once the session is over."""
+        raise NotImplementedError
+
+    async def _on_engine_event(self, event: EngineEvent) -> None:
+        raise NotImplementedError
 
     async def report(self, error: ProtocolError) -> None:
-        """Tell the client about a bad frame; the session goes on."""
+        """Tell the client about a bad frame or request; the session goes on."""
+        await self._outbox.send(self.error_event(error))
 
     async def abort(self) -> None:
-        """The client disconnected."""
+        """The client disconnected: stop everything, report nothing."""
+        await self._engine.abort()

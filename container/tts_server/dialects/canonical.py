@@ -6,16 +6,12 @@ import base64
 import uuid
 from dataclasses import asdict
 
-from pydantic import ValidationError
-
-from ..errors import FieldError, one_of
-from ..protocol.errors import ErrorCode, ProtocolError
+from ..errors import one_of
+from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.events import SESSION_EVENTS, OpenEvent, ResponseCancelEvent, ResponseCreateEvent
-from ..runtime import EngineRuntime
-from ..session.engine import SessionEngine
 from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, ResponseQueued
 from ..session.options import SessionOptions
-from ..transport.outbox import Outbox
+from .base import Dialect, SessionContext
 
 POLICY_VIOLATION = 1008
 NORMAL_CLOSURE = 1000
@@ -30,11 +26,11 @@ def error_event(error: ProtocolError) -> dict:
     return {"type": "error", "error": body}
 
 
-class CanonicalDialect:
-    def __init__(self, outbox: Outbox, runtime: EngineRuntime, max_pending: int):
-        self._outbox = outbox
-        self._runtime = runtime
-        self._engine = SessionEngine(runtime, self._on_engine_event, max_pending)
+class CanonicalDialect(Dialect):
+    error_event = staticmethod(error_event)
+
+    def __init__(self, context: SessionContext):
+        super().__init__(context)
         self._options: SessionOptions | None = None
         self._binary = False
 
@@ -55,8 +51,8 @@ class CanonicalDialect:
                 speed=event.speed,
                 custom_style=event.spk_ref_audio_tokens,
             )
-        except (ValidationError, FieldError, ProtocolError) as error:
-            await self._outbox.send(error_event(_as_protocol_error(error)))
+        except CLIENT_MISTAKES as error:
+            await self._outbox.send(error_event(as_protocol_error(error)))
             await self._outbox.close(POLICY_VIOLATION, "a valid open event must come first")
             return False
         self._binary = event.audio_frames == "binary"
@@ -94,8 +90,8 @@ class CanonicalDialect:
                 await self._outbox.send({"type": "session.closed"})
                 await self._outbox.close(NORMAL_CLOSURE)
                 return False
-        except (ValidationError, FieldError, ProtocolError) as error:
-            await self.report(_as_protocol_error(error, response_id))
+        except CLIENT_MISTAKES as error:
+            await self.report(as_protocol_error(error, response_id))
         return True
 
     def _request(self, event: ResponseCreateEvent):
@@ -107,12 +103,6 @@ class CanonicalDialect:
             with_timestamps=event.with_timestamps,
             max_length_ms=event.max_length,
         )
-
-    async def report(self, error: ProtocolError) -> None:
-        await self._outbox.send(error_event(error))
-
-    async def abort(self) -> None:
-        await self._engine.abort()
 
     async def _on_engine_event(self, event: EngineEvent) -> None:
         if isinstance(event, ResponseQueued):
@@ -140,12 +130,3 @@ class CanonicalDialect:
             event["alignments"] = [asdict(a) for a in chunk.alignments]
         await self._outbox.send(event, chunk.audio if self._binary else None)
 
-
-def _as_protocol_error(error: Exception, response_id: str | None = None) -> ProtocolError:
-    if isinstance(error, ProtocolError):
-        if response_id and error.response_id is None:
-            error.response_id = response_id
-        return error
-    if isinstance(error, ValidationError):
-        return ProtocolError.from_validation(error, response_id)
-    return ProtocolError.from_field(error, response_id)

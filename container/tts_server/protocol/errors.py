@@ -19,6 +19,23 @@ class ErrorCode(StrEnum):
     SERVICE_OVERLOADED = "service_overloaded"
     MODEL_LOADING = "model_loading"
     INTERNAL = "internal_error"
+    REQUEST_TOO_LARGE = "request_too_large"  # HTTP only: a body over MAX_REQUEST_BYTES
+
+
+# The HTTP status each code stands for: POST /invocations answers with it, and Bulbul's
+# error events carry it as their `code`.
+HTTP_STATUS: dict[ErrorCode, int] = {
+    ErrorCode.INVALID_REQUEST: 400,
+    ErrorCode.UNKNOWN_EVENT_TYPE: 400,
+    ErrorCode.DUPLICATE_RESPONSE_ID: 409,
+    ErrorCode.RESPONSE_NOT_FOUND: 404,
+    ErrorCode.TOO_MANY_QUEUED: 429,
+    ErrorCode.SESSION_NOT_OPEN: 400,
+    ErrorCode.SERVICE_OVERLOADED: 503,
+    ErrorCode.MODEL_LOADING: 503,
+    ErrorCode.INTERNAL: 500,
+    ErrorCode.REQUEST_TOO_LARGE: 413,
+}
 
 
 class ProtocolError(Exception):
@@ -31,6 +48,10 @@ class ProtocolError(Exception):
         self.response_id = response_id
         self.retry_after = retry_after
 
+    @property
+    def http_status(self) -> int:
+        return HTTP_STATUS[self.code]
+
     @classmethod
     def invalid(cls, *lines: str, response_id: str | None = None) -> ProtocolError:
         return cls(ErrorCode.INVALID_REQUEST, validation_message(lines), response_id)
@@ -42,6 +63,20 @@ class ProtocolError(Exception):
     @classmethod
     def from_field(cls, error: FieldError, response_id: str | None = None) -> ProtocolError:
         return cls.invalid(f"{error.field}: {error.message}", response_id=response_id)
+
+
+def as_protocol_error(error: ValidationError | FieldError | ProtocolError, response_id: str | None = None) -> ProtocolError:
+    """Any client mistake as a ProtocolError, tagged with the response it concerns."""
+    if isinstance(error, ProtocolError):
+        if response_id and error.response_id is None:
+            error.response_id = response_id
+        return error
+    if isinstance(error, ValidationError):
+        return ProtocolError.from_validation(error, response_id)
+    return ProtocolError.from_field(error, response_id)
+
+
+CLIENT_MISTAKES = (ValidationError, FieldError, ProtocolError)  # what a dialect reports and goes on
 
 
 def validation_message(lines) -> str:

@@ -12,6 +12,7 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 
+from ..admission import Slot
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..runtime import EngineRuntime
 from .events import EngineEvent, ResponseCreated, ResponseDone, ResponseQueued, Status
@@ -22,10 +23,16 @@ log = logging.getLogger(__name__)
 
 
 class SessionEngine:
-    def __init__(self, runtime: EngineRuntime, emit: Callable[[EngineEvent], Awaitable[None]], max_pending: int):
+    """`hold`, when given, is called as each response becomes active: the slot it returns
+    (admission control's count of synthesis work) is released when that response ends."""
+
+    def __init__(self, runtime: EngineRuntime, emit: Callable[[EngineEvent], Awaitable[None]], max_pending: int,
+                 hold: Callable[[], Slot] | None = None):
         self.runtime = runtime
         self._emit = emit
         self._max_pending = max_pending
+        self._hold = hold
+        self._held: Slot | None = None
         self._queue: deque[ResponseRequest] = deque()
         self._active: ResponseRequest | None = None
         self._active_task: asyncio.Task | None = None
@@ -88,6 +95,7 @@ class SessionEngine:
     async def abort(self) -> None:
         """The client is gone: stop everything, report nothing."""
         self._queue.clear()
+        self._release_work()
         for task in (self._active_task, self._finisher):
             if task:
                 task.cancel()
@@ -95,6 +103,7 @@ class SessionEngine:
     async def _begin(self, request: ResponseRequest) -> None:
         self._active = request
         self._idle.clear()
+        self._held = self._hold() if self._hold else None
         self._cancel_before_start = False
         await self._emit(ResponseCreated(request.response_id))
         renderer = ResponseRenderer(self.runtime, request, self._emit)
@@ -106,12 +115,18 @@ class SessionEngine:
     async def _finish(self, renderer: ResponseRenderer, task: asyncio.Task) -> None:
         """Report the outcome of the active response, then start the next one in FIFO order."""
         await asyncio.wait({task})
+        self._release_work()
         await self._emit(self._outcome(renderer, task))
         self._active = self._active_task = self._finisher = None
         if self._queue:
             await self._begin(self._queue.popleft())
         else:
             self._idle.set()
+
+    def _release_work(self) -> None:
+        if self._held:
+            self._held.release()
+            self._held = None
 
     @staticmethod
     def _outcome(renderer: ResponseRenderer, task: asyncio.Task) -> ResponseDone:

@@ -1,46 +1,83 @@
-"""WebSocket /invocations-bidirectional-stream: reads frames, picks the dialect, feeds it."""
+"""WebSocket /invocations-bidirectional-stream: admits the session, picks the dialect, feeds it."""
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from starlette.websockets import WebSocket
 
-from ..dialects.canonical import CanonicalDialect, error_event
+from ..admission import Admission, Slot
+from ..dialects import choose_dialect
+from ..dialects.base import SessionContext
 from ..protocol.errors import ErrorCode, ProtocolError
 from ..protocol.frames import decode_frame
 from .outbox import Outbox
 
+log = logging.getLogger(__name__)
 TRY_AGAIN_LATER = 1013
-MODEL_LOADING_RETRY_AFTER_S = 5
+INTERNAL_ERROR = 1011
+# A refused session is told in its own dialect, so the refusal waits this long for the
+# first message (clients send it at once); without one it is told in the canonical one.
+REFUSAL_WAIT_S = 1.0
 
 
 async def bidirectional_stream(websocket: WebSocket) -> None:
     runtime = websocket.app.state.runtime
-    settings = websocket.app.state.settings
+    admission: Admission = websocket.app.state.admission
     await websocket.accept()
     outbox = Outbox(websocket)
+    slot: Slot | None = None
     if not runtime.ready:
-        error = ProtocolError(ErrorCode.MODEL_LOADING, "the model is still loading; retry shortly",
-                              retry_after=MODEL_LOADING_RETRY_AFTER_S)
-        await outbox.send(error_event(error))
-        await outbox.close(TRY_AGAIN_LATER, "model loading")
-        return
-    dialect = CanonicalDialect(outbox, runtime, settings.max_pending_responses)
+        refusal = admission.model_loading()
+    else:
+        slot = admission.sessions.try_take()
+        refusal = None if slot else admission.overloaded()
+    try:
+        if refusal:
+            await _refuse(websocket, outbox, refusal)
+            return
+        await _serve(websocket, SessionContext(outbox, runtime, websocket.app.state.settings, admission))
+    finally:
+        if slot:
+            slot.release()
+
+
+async def _refuse(websocket: WebSocket, outbox: Outbox, refusal: ProtocolError) -> None:
+    """Shed at once: never queued, the session never starts."""
+    try:
+        first = await asyncio.wait_for(_next_event(websocket), REFUSAL_WAIT_S)
+    except TimeoutError:
+        first = None
+    dialect = choose_dialect(first if isinstance(first, dict) else {})
+    await outbox.send(dialect.error_event(refusal))
+    await outbox.close(TRY_AGAIN_LATER, str(refusal.code))
+
+
+async def _serve(websocket: WebSocket, context: SessionContext) -> None:
     first = await _next_event(websocket)
     if first is None:
         return
     if isinstance(first, ProtocolError):
         first = {"type": None}  # an unreadable first frame is a missing open: fatal
-    if not await dialect.start(first):
-        return
-    while True:
-        event = await _next_event(websocket)
-        if event is None:
-            await dialect.abort()
+    dialect = choose_dialect(first)(context)
+    try:
+        if not await dialect.start(first):
             return
-        if isinstance(event, ProtocolError):
-            await dialect.report(event)
-        elif not await dialect.handle(event):
-            return
+        while True:
+            event = await _next_event(websocket)
+            if event is None:
+                await dialect.abort()
+                return
+            if isinstance(event, ProtocolError):
+                await dialect.report(event)
+            elif not await dialect.handle(event):
+                return
+    except Exception:  # a server bug: logged here, never shown to the client
+        log.exception("session failed")
+        await dialect.abort()
+        await context.outbox.send(dialect.error_event(ProtocolError(ErrorCode.INTERNAL, "internal error; the session ends")))
+        await context.outbox.close(INTERNAL_ERROR)
 
 
 async def _next_event(websocket: WebSocket) -> dict | ProtocolError | None:

@@ -1,0 +1,139 @@
+"""Bulbul v3's bidirectional contract (SPEC §4): a thin adapter onto the session engine.
+
+Client: `config` first, then `text` ... `flush` per turn, `ping` to keep alive (no reply);
+`close` (ours) flushes, drains and closes with 1000.
+Server: `audio` events (base64), `event`/`final` after the audio of everything flushed, and
+`error` events whose `code` is an HTTP status.
+
+Text is cut into sentences as it arrives by the shared SentenceChunker; the sentences a message
+completes go to the engine at once, as one response that streams them sentence by sentence.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections import deque
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from tts_client.chunker import SentenceChunker
+
+from ..errors import one_of
+from ..protocol.compat import MODEL_ID, Codec, VoiceFields
+from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
+from ..protocol.events import MAX_TEXT_CHARS
+from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
+from ..session.options import SessionOptions
+from .base import Dialect, SessionContext
+
+POLICY_VIOLATION = 1008
+NORMAL_CLOSURE = 1000
+MESSAGE_TYPES = ("text", "flush", "ping", "close")
+FINAL = {"type": "event", "data": {"event_type": "final"}}
+
+
+class BulbulConfig(VoiceFields):
+    format: Codec = "mp3"
+
+
+class ConfigMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["config"]
+    data: BulbulConfig
+
+
+class TextData(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    text: Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+
+
+class TextMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: Literal["text"]
+    data: TextData
+
+
+class BulbulDialect(Dialect):
+    def __init__(self, context: SessionContext):
+        super().__init__(context)
+        self._chunker = SentenceChunker(fast_first_fragment=context.runtime.fast_first_fragment)
+        self._options: SessionOptions | None = None
+        self._fed = 0  # characters fed to the chunker so far
+        self._taken = 0  # ... of which sentences have taken this many
+        self._finals: deque[str] = deque()  # per flush still waiting: the response whose done ends it
+
+    @staticmethod
+    def error_event(error: ProtocolError) -> dict:
+        data: dict = {"message": error.message, "code": error.http_status}
+        if error.retry_after is not None:
+            data["retry_after"] = error.retry_after
+        return {"type": "error", "data": data}
+
+    async def start(self, first: dict) -> bool:
+        try:
+            config = ConfigMessage.model_validate(first, context={MODEL_ID: self._settings.model_id}).data
+            self._options = config.session_options(self._runtime.synthesizer, first["data"], config.format, "data.")
+        except CLIENT_MISTAKES as error:
+            await self._outbox.send(self.error_event(as_protocol_error(error)))
+            await self._outbox.close(POLICY_VIOLATION, "a valid config message must come first")
+            return False
+        return True
+
+    async def handle(self, event: dict) -> bool:
+        kind = event.get("type")
+        try:
+            if kind == "text":
+                await self._feed(TextMessage.model_validate(event).data.text)
+            elif kind == "flush":
+                await self._flush()
+            elif kind == "close":
+                await self._flush()
+                await self._engine.drain()
+                await self._outbox.close(NORMAL_CLOSURE)
+                return False
+            elif kind == "config":
+                raise ProtocolError.invalid(f"type: the session is already configured; {one_of(MESSAGE_TYPES)}")
+            elif kind != "ping":
+                raise ProtocolError(ErrorCode.UNKNOWN_EVENT_TYPE, f"type: {one_of(MESSAGE_TYPES)}")
+        except CLIENT_MISTAKES as error:
+            await self.report(as_protocol_error(error))
+        return True
+
+    async def _feed(self, text: str) -> None:
+        if self._fed - self._taken + len(text) > MAX_TEXT_CHARS:
+            raise ProtocolError.invalid(
+                f"data.text: at most {MAX_TEXT_CHARS} characters may wait for the end of a sentence; send 'flush'"
+            )
+        self._fed += len(text)
+        await self._submit(self._chunker.feed_spans(text))
+
+    async def _flush(self) -> None:
+        """Submit the rest; `final` follows once everything outstanding now is done."""
+        try:
+            await self._submit(self._chunker.flush_spans())
+        except ProtocolError as error:  # e.g. too many queued: reported, and the turn still ends
+            await self.report(error)
+        self._taken = self._fed
+        outstanding = self._engine.outstanding
+        if outstanding:
+            self._finals.append(outstanding[-1])
+        else:
+            await self._outbox.send(FINAL)
+
+    async def _submit(self, sentences: list[tuple[tuple[int, int], str]]) -> None:
+        if not sentences:
+            return
+        self._taken = sentences[-1][0][1]
+        # One response per message; a newline is a sentence end, so the renderer cuts it the same way.
+        await self._engine.submit(self._options.request("\n".join(text for _, text in sentences)))
+
+    async def _on_engine_event(self, event: EngineEvent) -> None:
+        if isinstance(event, AudioChunk) and event.audio:
+            audio = base64.b64encode(event.audio).decode("ascii")
+            await self._outbox.send({"type": "audio", "data": {"audio": audio, "content_type": self._options.output.media_type}})
+        elif isinstance(event, ResponseDone):
+            if event.status == Status.FAILED:
+                await self.report(event.error or ProtocolError(ErrorCode.INTERNAL, "synthesis failed"))
+            while self._finals and self._finals[0] == event.response_id:
+                self._finals.popleft()
+                await self._outbox.send(FINAL)

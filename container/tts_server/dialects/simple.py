@@ -1,0 +1,86 @@
+"""The blog's minimal text-message socket (SPEC §4, kokoro-sagemaker-blog Steps 1-2).
+
+`{"text": ..., "voice"?, "speed"?, "sample_rate"?, "request_id"?}` -> raw PCM16 binary frames,
+then `{"type": "synthesis_complete", "request_id", "total_duration_s", "elapsed_s"}`. Messages
+are answered one after another in order; errors are `{"type": "error", "request_id", "message"}`
+and the session goes on; `{"type": "close"}` finishes what is pending and closes with 1000.
+Each message is one response of the session engine.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Annotated
+
+from pydantic import Field
+
+from ..protocol.compat import MODEL_ID, Text, VoiceFields
+from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
+from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
+from .base import Dialect, SessionContext
+
+NORMAL_CLOSURE = 1000
+AUDIO_FORMAT = "pcm_16"
+
+
+class SimpleMessage(VoiceFields):
+    text: Text
+    request_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+
+
+class SimpleDialect(Dialect):
+    def __init__(self, context: SessionContext):
+        super().__init__(context)
+        self._received_at: dict[str, float] = {}  # request_id -> when its message arrived
+
+    @staticmethod
+    def error_event(error: ProtocolError) -> dict:
+        event = {"type": "error", "request_id": error.response_id, "message": error.message, "code": str(error.code)}
+        if error.retry_after is not None:
+            event["retry_after"] = error.retry_after
+        return event
+
+    async def start(self, first: dict) -> bool:
+        return await self.handle(first)
+
+    async def handle(self, event: dict) -> bool:
+        request_id = event.get("request_id") if isinstance(event.get("request_id"), str) else None
+        try:
+            if "type" not in event:
+                await self._synthesize(event)
+            elif event["type"] == "close":
+                await self._engine.drain()
+                await self._outbox.close(NORMAL_CLOSURE)
+                return False
+            elif event["type"] == "ping":
+                await self._outbox.send({"type": "pong"})
+            else:
+                raise ProtocolError(ErrorCode.UNKNOWN_EVENT_TYPE,
+                                    "type: Input should be 'close' or 'ping' (a message to speak has 'text' and no 'type')")
+        except CLIENT_MISTAKES as error:
+            await self.report(as_protocol_error(error, request_id))
+        return True
+
+    async def _synthesize(self, event: dict) -> None:
+        received = time.perf_counter()
+        message = SimpleMessage.model_validate(event, context={MODEL_ID: self._settings.model_id})
+        options = message.session_options(self._runtime.synthesizer, event, AUDIO_FORMAT)
+        request = options.request(message.text, response_id=message.request_id)
+        await self._engine.submit(request)
+        self._received_at[request.response_id] = received  # its done comes from a task, never before this
+
+    async def _on_engine_event(self, event: EngineEvent) -> None:
+        if isinstance(event, AudioChunk) and event.audio:
+            await self._outbox.send_bytes(event.audio)
+        elif isinstance(event, ResponseDone):
+            received = self._received_at.pop(event.response_id, time.perf_counter())
+            if event.status == Status.FAILED:
+                await self.report(event.error or ProtocolError(ErrorCode.INTERNAL, "synthesis failed", event.response_id))
+                return
+            await self._outbox.send({
+                "type": "synthesis_complete",
+                "request_id": event.response_id,
+                "total_duration_s": round(event.audio_ms / 1000, 3),
+                "elapsed_s": round(time.perf_counter() - received, 3),
+            })
