@@ -9,16 +9,21 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
+from .admission import Admission
 from .config import Settings
 from .engine.factory import embedded_synthesizer
 from .runtime import EngineRuntime
+from .transport.http import invocations
+from .transport.http_errors import EXCEPTION_HANDLERS
 from .transport.websocket import bidirectional_stream
 
 
 async def ping(request: Request) -> JSONResponse:
+    """200 once the model is ready, whatever the load: SageMaker replaces an instance whose
+    ping fails, and a busy instance is healthy. Counters only, so it stays fast under load."""
     runtime: EngineRuntime = request.app.state.runtime
     if runtime.ready:
-        return JSONResponse({"status": "ok"})
+        return JSONResponse({"status": "ok", "load": request.app.state.admission.snapshot()})
     status = "failed" if runtime.load_error else "loading"
     return JSONResponse({"status": status}, status_code=503)
 
@@ -40,10 +45,14 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
     app = Starlette(
         routes=[
             Route("/ping", ping, methods=["GET"]),
+            Route("/invocations", invocations, methods=["POST"]),
             WebSocketRoute("/invocations-bidirectional-stream", bidirectional_stream),
         ],
+        exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
     app.state.settings = settings
     app.state.runtime = runtime
+    app.state.admission = Admission(runtime, settings.max_syntheses, settings.max_sessions,
+                                    settings.overload_retry_after_s)
     return app

@@ -96,6 +96,13 @@ class WavEncoder(RawPcmEncoder):
         header, self._header = self._header or b"", None
         return header
 
+    @classmethod
+    def with_sizes(cls, wav: bytes) -> bytes:
+        """A whole streamed WAV with its real RIFF and data sizes, once its length is known."""
+        header_size = len(cls.header(24000))
+        sizes = struct.pack("<I", len(wav) - 8), struct.pack("<I", len(wav) - header_size)
+        return wav[:4] + sizes[0] + wav[8 : header_size - 4] + sizes[1] + wav[header_size:]
+
     def encode(self, samples: np.ndarray) -> bytes:
         self._check_open()
         return self._take_header() + self._payload(_clipped(samples))
