@@ -1,0 +1,159 @@
+"""Server faults on every surface: 500 `internal_error` over HTTP, the dialect's error event over
+WebSocket; never a traceback or an exception's text, always a request id, and the server goes on.
+
+The real application on loopback, with an engine that fails on demand (the real model never
+does on valid input): a sentence holding BOOM fails inside synthesis, and language 'zz' fails
+while the request is being handled, outside the engine.
+"""
+
+import contextlib
+import json
+import re
+import threading
+import time
+from types import SimpleNamespace
+
+import httpx
+import numpy as np
+import pytest
+import uvicorn
+import websockets
+from running_server import free_port
+
+from tts_client.sse import SSEReader
+from tts_server.app import create_app
+from tts_server.config import Settings
+from tts_server.engine.synthesizer import SegmentAudio
+from tts_server.engine.voices import VoiceBook
+from tts_server.runtime import EngineRuntime
+
+SECRET = "secret /internal/path/engine.py"
+REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
+
+
+class FailingSynthesizer:
+    languages = ["ja"]
+    backend = SimpleNamespace(name="failing-test-engine")
+
+    def __init__(self):
+        self._book = VoiceBook({"jf_alpha": np.zeros((510, 256), np.float32)}, 510)
+
+    def voice_book(self, language):
+        if language == "zz":
+            raise RuntimeError(SECRET)
+        return self._book
+
+    def synthesize(self, text, start, end, style, speed, language):
+        if "BOOM" in text[start:end]:
+            raise RuntimeError(SECRET)
+        time.sleep(0.05)
+        return SegmentAudio(np.full(4800, 0.1, np.float32), [], 0.05)
+
+
+@contextlib.contextmanager
+def serving(app):
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="critical")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not (server.started and app.state.runtime.ready):
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield port
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def port():
+    app = create_app(Settings(host="127.0.0.1"), EngineRuntime(FailingSynthesizer, fast_first_fragment=None))
+    with serving(app) as port:
+        yield port
+
+
+@pytest.fixture
+async def http(port):
+    async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+        yield client
+        assert (await client.get("/ping")).json()["load"]["syntheses"] == 0, "a failure gave its slot back"
+
+
+def assert_internal(reply: httpx.Response) -> None:
+    assert reply.status_code == 500
+    error = reply.json()["error"]
+    assert error["code"] == "internal_error"
+    assert REQUEST_ID.match(error["request_id"])
+    assert error["request_id"] in error["message"], "the message points at the server log entry"
+    assert "secret" not in reply.text and "Traceback" not in reply.text
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_synthesis_failure_before_any_audio_is_500(http, stream):
+    assert_internal(await http.post("/invocations", json={"text": "BOOM。", "stream": stream}))
+
+
+async def test_a_fault_outside_the_engine_is_500_too(http):
+    assert_internal(await http.post("/invocations", json={"text": "はい。", "language": "zz"}))
+
+
+async def test_failure_mid_stream_cuts_the_byte_stream(http):
+    received = bytearray()
+    with pytest.raises(httpx.RemoteProtocolError):  # no clean end: the client cannot take it as complete
+        async with http.stream("POST", "/invocations", json={"text": "はい。BOOM。", "stream": True, "format": "pcm_16"}) as reply:
+            assert reply.status_code == 200
+            async for chunk in reply.aiter_raw():
+                received += chunk
+    assert len(received) == 9600, "the first sentence's audio arrived"
+
+
+async def test_failure_mid_sse_ends_with_a_failed_done(http):
+    reader, events = SSEReader(), []
+    body = {"text": "はい。BOOM。", "stream": True, "format": "pcm_16"}
+    async with http.stream("POST", "/invocations", json=body, headers={"Accept": "text/event-stream"}) as reply:
+        async for chunk in reply.aiter_raw():
+            events += [e.json() for e in reader.feed(chunk)]
+    assert [e["type"] for e in events] == ["audio.chunk", "response.done"]
+    done = events[-1]
+    assert done["status"] == "failed"
+    assert done["error"]["code"] == "internal_error"
+    assert "secret" not in json.dumps(events)
+
+
+async def test_bulbul_failure_is_a_500_error_then_final_and_the_session_goes_on(port):
+    async with websockets.connect(f"ws://127.0.0.1:{port}/invocations-bidirectional-stream") as ws:
+        await ws.send(json.dumps({"type": "config", "data": {"output_audio_codec": "linear16"}}))
+        await ws.send(json.dumps({"type": "text", "data": {"text": "BOOM。"}}))
+        await ws.send(json.dumps({"type": "flush"}))
+        error = json.loads(await ws.recv())
+        assert error["type"] == "error" and error["data"]["code"] == 500
+        assert "secret" not in error["data"]["message"]
+        assert json.loads(await ws.recv()) == {"type": "event", "data": {"event_type": "final"}}
+        await ws.send(json.dumps({"type": "text", "data": {"text": "はい。"}}))
+        await ws.send(json.dumps({"type": "flush"}))
+        assert json.loads(await ws.recv())["type"] == "audio"
+
+
+async def test_bulbul_fault_while_configuring_ends_the_session_with_1011(port):
+    async with websockets.connect(f"ws://127.0.0.1:{port}/invocations-bidirectional-stream") as ws:
+        await ws.send(json.dumps({"type": "config", "data": {"language_code": "zz"}}))
+        error = json.loads(await ws.recv())
+        assert error == {"type": "error", "data": {"message": "internal error; the session ends", "code": 500}}
+        with pytest.raises(websockets.ConnectionClosed):
+            await ws.recv()
+        assert ws.close_code == 1011
+
+
+async def test_simple_failure_is_an_error_for_that_request_and_the_session_goes_on(port):
+    async with websockets.connect(f"ws://127.0.0.1:{port}/invocations-bidirectional-stream") as ws:
+        await ws.send(json.dumps({"text": "BOOM。", "request_id": "bad"}).encode())
+        await ws.send(json.dumps({"text": "はい。", "request_id": "good"}).encode())
+        error = json.loads(await ws.recv())
+        assert (error["type"], error["request_id"], error["code"]) == ("error", "bad", "internal_error")
+        assert "secret" not in error["message"]
+        assert isinstance(await ws.recv(), bytes)
+        complete = json.loads(await ws.recv())
+        assert (complete["type"], complete["request_id"]) == ("synthesis_complete", "good")
