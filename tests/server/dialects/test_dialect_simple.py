@@ -1,0 +1,98 @@
+"""The blog's simple dialect on the real server (Steps 1-2): {"text"} messages -> raw PCM16
+binary frames then synthesis_complete, many messages on one session, errors that do not end it."""
+
+import asyncio
+import json
+
+import pytest
+import websockets
+from server.wire import is_control
+
+
+class Simple:
+    def __init__(self, ws):
+        self.ws = ws
+
+    async def send(self, message: dict, binary: bool = True) -> None:
+        data = json.dumps(message)
+        await self.ws.send(data.encode() if binary else data)
+
+    async def reply(self) -> tuple[bytes, dict]:
+        """The audio frames up to the next control message, and that message."""
+        audio = bytearray()
+        while True:
+            frame = await asyncio.wait_for(self.ws.recv(), 30)
+            control = is_control(frame)
+            if control is not None:
+                return bytes(audio), control
+            audio += frame
+
+
+@pytest.fixture
+async def simple(speech_server):
+    async with websockets.connect(speech_server.ws_url) as ws:
+        yield Simple(ws)
+
+
+async def test_one_session_carries_many_messages(simple):
+    await simple.send({"text": "こんにちは。", "request_id": "one"})
+    audio, complete = await simple.reply()
+    assert complete["type"] == "synthesis_complete" and complete["request_id"] == "one"
+    assert complete["total_duration_s"] == pytest.approx(len(audio) / 2 / 24000, abs=0.002), "PCM16 at 24 kHz"
+    assert 0 < complete["elapsed_s"] < 30
+    await simple.send({"text": "今日は晴れです。"}, binary=False)  # text frames work too
+    audio, complete = await simple.reply()
+    assert len(audio) > 0 and complete["type"] == "synthesis_complete"
+    assert complete["request_id"], "the server names a request that came without an id"
+
+
+async def test_voice_speed_and_sample_rate(simple):
+    await simple.send({"text": "今日は晴れです。", "voice": "jm_kumo", "sample_rate": 16000})
+    normal, complete = await simple.reply()
+    assert complete["total_duration_s"] == pytest.approx(len(normal) / 2 / 16000, abs=0.002)
+    await simple.send({"text": "今日は晴れです。", "voice": "jm_kumo", "sample_rate": 16000, "speed": 1.8})
+    fast, _ = await simple.reply()
+    assert len(fast) < 0.75 * len(normal)
+
+
+@pytest.mark.parametrize(
+    "message, words",
+    [
+        ({"text": ""}, "text: String should have at least 1 character"),
+        ({"text": "あ" * 3501}, "text: String should have at most 3500 characters"),
+        ({"text": "はい", "voice": "af_heart"}, "voice: Input should be 'default', 'woman-1'"),
+        ({"text": "はい", "speed": 5}, "speed: Input should be less than or equal to 2"),
+        ({"text": "はい", "sample_rate": 44100}, "sample_rate: Input should be 8000, 16000 or 24000"),
+        ({"text": "はい", "model": "kokoro"}, "model: Input should be 'kokoro-82m'"),
+    ],
+)
+async def test_errors_name_the_field_and_request_and_the_session_goes_on(simple, message, words):
+    await simple.send(message | {"request_id": "bad"})
+    audio, error = await simple.reply()
+    assert audio == b""
+    assert (error["type"], error["request_id"]) == ("error", "bad")
+    assert error["message"].startswith("Validation Error(s):\n- ") and words in error["message"], error
+    await simple.send({"text": "はい。", "request_id": "good"})
+    audio, complete = await simple.reply()
+    assert complete == complete | {"type": "synthesis_complete", "request_id": "good"} and audio
+
+
+async def test_other_messages_are_errors_and_ping_is_answered(simple):
+    await simple.send({"text": "はい。"})  # the first message chose the dialect
+    await simple.reply()
+    await simple.send({"type": "speak", "text": "はい"})
+    _, error = await simple.reply()
+    assert error["type"] == "error" and "type: Input should be 'close' or 'ping'" in error["message"]
+    await simple.send({"type": "ping"})
+    assert (await simple.reply())[1] == {"type": "pong"}
+
+
+async def test_close_finishes_pending_messages_then_closes_1000(simple):
+    await simple.send({"text": "一つ目。", "request_id": "a"})
+    await simple.send({"text": "二つ目。", "request_id": "b"})
+    await simple.send({"type": "close"})
+    replies = [(await simple.reply())[1]["request_id"] for _ in range(2)]
+    assert replies == ["a", "b"], "in order"
+    with pytest.raises(websockets.ConnectionClosed):
+        await simple.ws.recv()
+    assert simple.ws.close_code == 1000
