@@ -1,0 +1,224 @@
+"""Overload on the real server, with a small capacity (2 syntheses, 2 sessions): shed at once
+with a well-formed 503 / service_overloaded + 1013, never queued; /ping stays fast and truthful;
+nothing hangs or is lost past capacity, and the server recovers when load drops."""
+
+import asyncio
+import base64
+import json
+import re
+import time
+
+import httpx
+import pytest
+import websockets
+from running_server import start_server, stop_server, wait_until_ready
+
+CAPACITY = {"MAX_CONCURRENT_SYNTHESES": "2", "MAX_SESSIONS": "2", "OVERLOAD_RETRY_AFTER_S": "3"}
+LONG_TEXT = "はい。" + "これは負荷試験のための長い文章です。" * 8  # a short first sentence: audio starts soon
+REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
+
+
+async def while_loading(server) -> dict:
+    """What a client gets before the model is ready: HTTP, and a Bulbul session."""
+    async with httpx.AsyncClient(base_url=server.http_url, timeout=10) as http:
+        for _ in range(200):
+            try:
+                ping = await http.get("/ping")
+                break
+            except httpx.TransportError:
+                await asyncio.sleep(0.05)
+        reply = await http.post("/invocations", json={"text": "はい。"})
+    async with websockets.connect(server.ws_url) as ws:
+        await ws.send(json.dumps({"type": "config", "data": {}}).encode())
+        bulbul = json.loads(await ws.recv())
+        with pytest.raises(websockets.ConnectionClosed):
+            await ws.recv()
+    return {"ping": ping, "http": reply, "bulbul": bulbul, "bulbul_close": ws.close_code}
+
+
+@pytest.fixture(scope="module")
+async def small():
+    server = start_server(env=CAPACITY, wait=False)
+    try:
+        early = await while_loading(server)
+        wait_until_ready(server)
+        yield server, early
+    finally:
+        stop_server(server)
+
+
+@pytest.fixture
+async def http(small):
+    server, _ = small
+    async with httpx.AsyncClient(base_url=server.http_url, timeout=60) as client:
+        yield client
+
+
+async def load(http) -> dict:
+    return (await http.get("/ping")).json()["load"]
+
+
+async def settled(http, timeout: float = 20) -> dict:
+    """The load once every slot is back (a dropped client's work is aborted, not finished)."""
+    deadline = time.monotonic() + timeout
+    while (now := await load(http))["syntheses"] or now["sessions"]:
+        assert time.monotonic() < deadline, f"slots were not given back: {now}"
+        await asyncio.sleep(0.1)
+    return now
+
+
+def assert_overloaded(reply: httpx.Response) -> None:
+    assert reply.status_code == 503
+    assert reply.headers["retry-after"] == "3"
+    error = reply.json()["error"]
+    assert REQUEST_ID.match(error.pop("request_id"))
+    assert error == {"message": "server at capacity, retry later", "code": "service_overloaded", "retry_after": 3}
+
+
+async def test_while_loading_http_is_503_model_loading_and_sessions_get_1013(small):
+    _, early = small
+    assert early["ping"].status_code == 503, "the model must still be loading when the test asks"
+    reply = early["http"]
+    assert reply.status_code == 503 and reply.headers["retry-after"] == "5"
+    error = reply.json()["error"]
+    assert (error["code"], error["retry_after"]) == ("model_loading", 5) and REQUEST_ID.match(error["request_id"])
+    # Refused in its own dialect.
+    assert early["bulbul"] == {"type": "error", "data": {"message": "the model is still loading; retry shortly",
+                                                         "code": 503, "retry_after": 5}}
+    assert early["bulbul_close"] == 1013
+
+
+async def test_http_above_capacity_is_shed_at_once_and_slots_come_back(http):
+    assert await load(http) == {"syntheses": 0, "max_syntheses": 2, "sessions": 0, "max_sessions": 2}
+    body = {"text": LONG_TEXT, "stream": True, "format": "pcm_16"}
+    async with http.stream("POST", "/invocations", json=body) as first, \
+            http.stream("POST", "/invocations", json=body) as second:
+        assert first.status_code == second.status_code == 200
+        began = time.perf_counter()
+        shed = await http.post("/invocations", json={"text": "はい。"})
+        assert time.perf_counter() - began < 0.5, "shed at once, not queued"
+        assert_overloaded(shed)
+        assert (await load(http))["syntheses"] == 2
+        await anext(first.aiter_raw())
+    await settled(http)  # both clients went away mid-stream: their work is aborted, the slots come back
+    assert (await http.post("/invocations", json={"text": "はい。"})).status_code == 200
+
+
+async def test_sessions_above_capacity_get_their_dialects_error_and_1013(small, http):
+    server, _ = small
+    held = [await websockets.connect(server.ws_url) for _ in range(2)]
+    for ws in held:
+        await ws.send(json.dumps({"type": "open"}).encode())
+        assert json.loads(await ws.recv())["type"] == "session.created"
+    refusals = {
+        "canonical": ({"type": "open"}, {"type": "error", "error": {
+            "code": "service_overloaded", "message": "server at capacity, retry later", "retry_after": 3}}),
+        "bulbul": ({"type": "config", "data": {}}, {"type": "error", "data": {
+            "message": "server at capacity, retry later", "code": 503, "retry_after": 3}}),
+        "simple": ({"text": "はい。"}, {"type": "error", "request_id": None, "message": "server at capacity, retry later",
+                                      "code": "service_overloaded", "retry_after": 3}),
+    }
+    for first, expected in refusals.values():
+        async with websockets.connect(server.ws_url) as ws:
+            await ws.send(json.dumps(first).encode())
+            assert json.loads(await ws.recv()) == expected
+            with pytest.raises(websockets.ConnectionClosed):
+                await ws.recv()
+            assert ws.close_code == 1013
+    await held[0].close()
+    await asyncio.sleep(0.2)
+    async with websockets.connect(server.ws_url) as ws:  # a freed slot admits the next session
+        await ws.send(json.dumps({"type": "open"}).encode())
+        assert json.loads(await ws.recv())["type"] == "session.created"
+    await held[1].close()
+    await settled(http)
+
+
+async def test_a_busy_session_counts_against_http_capacity(small, http):
+    server, _ = small
+    async with websockets.connect(server.ws_url) as ws, \
+            http.stream("POST", "/invocations", json={"text": LONG_TEXT, "stream": True}) as streaming:
+        await ws.send(json.dumps({"type": "open"}).encode())
+        await ws.recv()
+        await ws.send(json.dumps({"type": "response.create", "text": LONG_TEXT}).encode())
+        assert json.loads(await ws.recv())["type"] == "response.created"
+        assert_overloaded(await http.post("/invocations", json={"text": "はい。"}))
+        assert streaming.status_code == 200
+    await settled(http)
+
+
+async def one_request(http) -> dict:
+    began = time.perf_counter()
+    reply = await http.post("/invocations", json={"text": "はい、わかりました。", "format": "pcm_16"})
+    result = {"status": reply.status_code, "seconds": time.perf_counter() - began}
+    if reply.status_code == 200:
+        result["audio"] = len(base64.b64decode(reply.json()["audios"][0]))
+    else:
+        assert_overloaded(reply)
+    return result
+
+
+async def bulbul_turn(url: str) -> str:
+    async with websockets.connect(url) as ws:
+        await ws.send(json.dumps({"type": "config", "data": {"output_audio_codec": "linear16"}}).encode())
+        await ws.send(json.dumps({"type": "text", "data": {"text": "はい、わかりました。"}}).encode())
+        await ws.send(json.dumps({"type": "flush"}).encode())
+        audio = 0
+        while True:
+            message = json.loads(await ws.recv())
+            if message["type"] == "audio":
+                audio += len(message["data"]["audio"])
+            elif message["type"] == "event":
+                assert audio > 0
+                return "spoken"
+            else:
+                assert message["data"]["code"] == 503
+                with pytest.raises(websockets.ConnectionClosed):
+                    await ws.recv()
+                assert ws.close_code == 1013
+                return "refused"
+
+
+async def pings_while(task: asyncio.Task, http) -> list[float]:
+    latencies = []
+    while not task.done():
+        began = time.perf_counter()
+        assert (await http.get("/ping")).status_code == 200, "busy is healthy: /ping stays 200"
+        latencies.append(time.perf_counter() - began)
+        await asyncio.sleep(0.05)
+    return latencies
+
+
+async def test_past_capacity_every_request_gets_audio_or_a_503_and_the_server_recovers(small, http):
+    server, _ = small
+    replies: list[dict] = []  # every HTTP reply of the burst
+    window_ends = time.monotonic() + 4
+
+    def admitted() -> list[dict]:
+        return [r for r in replies if r["status"] == 200]
+
+    async def client() -> None:
+        """One of 8 clients (4x capacity): requests for 4 s and until 4 were admitted in all;
+        after a 503 it pauses briefly (a quick retry)."""
+        while time.monotonic() < window_ends or len(admitted()) < 4:
+            replies.append(await one_request(http))  # which asserts: audio, or a well-formed 503
+            if replies[-1]["status"] == 503:
+                await asyncio.sleep(0.5)
+
+    async def burst():
+        sessions = [bulbul_turn(server.ws_url) for _ in range(4)]
+        return await asyncio.gather(*sessions, *(client() for _ in range(8)))
+
+    task = asyncio.create_task(asyncio.wait_for(burst(), 90))  # nothing may hang
+    pings = await pings_while(task, http)
+    turns = task.result()[:4]
+    shed = [r for r in replies if r["status"] == 503]
+    assert len(admitted()) + len(shed) == len(replies), "every reply was audio or a 503"
+    assert len(admitted()) >= 4 and len(shed) >= 8, (len(admitted()), len(shed))
+    assert max(r["seconds"] for r in shed) < 1.0, "shed at once"
+    assert turns.count("spoken") == 2 and turns.count("refused") == 2  # MAX_SESSIONS = 2
+    assert sorted(pings)[int(0.95 * (len(pings) - 1))] < 0.5, "/ping stays fast under load"
+    # Load drops: every slot is back and requests are admitted again.
+    await settled(http)
+    for _ in range(3):
+        assert (await one_request(http))["status"] == 200
