@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Overload benchmark: the server's capacity, and what happens at 1x and at 2x of it.
+
+Starts the real server (container/serve, default settings: capacity derived from the engine's
+measured speed) on a free loopback port, or uses --url. Reads the capacity C from /ping, then
+drives POST /invocations (whole JSON replies, one sentence of Japanese) with closed-loop clients:
+    1x: C clients, each sending its next request as soon as the last one is answered;
+    2x: 2C such clients; a client that gets a 503 waits its Retry-After, as a well-behaved one does.
+Reports the shed rate (503s among all replies), p50/p95 latency of the admitted requests, the
+latency of the 503s (shed at once?), throughput, and /ping's latency under the load.
+
+    .venv/bin/python scripts/bench_overload.py --seconds 20 --json reports/overload.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+TEXT = "本日はご来店いただき、誠にありがとうございます。"
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def start_server(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    environment = os.environ | {"HOST": "127.0.0.1", "PORT": str(port)} | env
+    process = subprocess.Popen([sys.executable, str(REPO / "container" / "serve")], env=environment,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return process, f"http://127.0.0.1:{port}"
+
+
+async def wait_ready(http: httpx.AsyncClient, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            reply = await http.get("/ping")
+            if reply.status_code == 200:
+                return reply.json()["load"]
+        except httpx.TransportError:
+            pass
+        await asyncio.sleep(0.2)
+    raise TimeoutError("the server did not become ready")
+
+
+async def client(http: httpx.AsyncClient, until: float, results: list[dict]) -> None:
+    while time.monotonic() < until:
+        began = time.perf_counter()
+        reply = await http.post("/invocations", json={"text": TEXT, "format": "pcm_16"})
+        result = {"status": reply.status_code, "seconds": time.perf_counter() - began}
+        if reply.status_code == 200:
+            result["audio_s"] = len(reply.json()["audios"][0]) * 3 / 4 / 2 / 24000
+        results.append(result)
+        if reply.status_code == 503:
+            await asyncio.sleep(float(reply.headers.get("retry-after", "1")))
+        elif reply.status_code != 200:
+            raise RuntimeError(f"unexpected reply {reply.status_code}: {reply.text[:300]}")
+
+
+async def pings(http: httpx.AsyncClient, until: float) -> list[float]:
+    latencies = []
+    while time.monotonic() < until:
+        began = time.perf_counter()
+        await http.get("/ping")
+        latencies.append(time.perf_counter() - began)
+        await asyncio.sleep(0.1)
+    return latencies
+
+
+async def phase(url: str, clients: int, seconds: float, label: str) -> dict:
+    limits = httpx.Limits(max_connections=clients + 2)
+    async with httpx.AsyncClient(base_url=url, timeout=300, limits=limits) as http:
+        results: list[dict] = []
+        until = time.monotonic() + seconds
+        began = time.perf_counter()
+        ping_latencies, *_ = await asyncio.gather(pings(http, until), *(client(http, until, results) for _ in range(clients)))
+        wall = time.perf_counter() - began
+    admitted = [r["seconds"] for r in results if r["status"] == 200]
+    shed = [r["seconds"] for r in results if r["status"] == 503]
+    return {
+        "load": label,
+        "clients": clients,
+        "requests": len(results),
+        "admitted": len(admitted),
+        "shed": len(shed),
+        "shed_rate": len(shed) / len(results) if results else 0.0,
+        "admitted_p50_ms": 1000 * statistics.median(admitted) if admitted else float("nan"),
+        "admitted_p95_ms": 1000 * percentile(admitted, 0.95),
+        "shed_p95_ms": 1000 * percentile(shed, 0.95),
+        "admitted_per_s": len(admitted) / wall,
+        "audio_s_per_s": sum(r.get("audio_s", 0) for r in results) / wall,
+        "ping_p95_ms": 1000 * percentile(ping_latencies, 0.95),
+    }
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="a running server (default: start one on a free loopback port)")
+    parser.add_argument("--seconds", type=float, default=20, help="length of each phase (default 20)")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
+                        help="settings for the server this script starts, e.g. MAX_CONCURRENT_SYNTHESES=2")
+    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    args = parser.parse_args()
+
+    process = None
+    url = args.url
+    if url is None:
+        process, url = start_server(dict(item.split("=", 1) for item in args.env))
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+            capacity = await wait_ready(http)
+            await http.post("/invocations", json={"text": TEXT})  # warm the path once
+        c = capacity["max_syntheses"]
+        phases = [await phase(url, c, args.seconds, "1x"), await phase(url, 2 * c, args.seconds, "2x")]
+    finally:
+        if process:
+            process.terminate()
+            process.wait(10)
+
+    print(f"Capacity: {c} concurrent syntheses, {capacity['max_sessions']} sessions "
+          f"({os.cpu_count()} CPU cores; text of {len(TEXT)} characters, whole JSON replies)\n")
+    print("| load | clients | requests | admitted | shed | shed rate | admitted p50 | admitted p95 | 503 p95 "
+          "| admitted/s | audio s/s | /ping p95 |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for p in phases:
+        print(f"| {p['load']} | {p['clients']} | {p['requests']} | {p['admitted']} | {p['shed']} | {p['shed_rate']:.0%} "
+              f"| {p['admitted_p50_ms']:.0f} ms | {p['admitted_p95_ms']:.0f} ms | {p['shed_p95_ms']:.1f} ms "
+              f"| {p['admitted_per_s']:.2f} | {p['audio_s_per_s']:.2f} | {p['ping_p95_ms']:.1f} ms |")
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps({"capacity": capacity, "phases": phases}, indent=2))
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
