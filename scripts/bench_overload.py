@@ -31,9 +31,17 @@ REPO = Path(__file__).resolve().parent.parent
 TEXT = "本日はご来店いただき、誠にありがとうございます。"
 
 
-def percentile(values: list[float], q: float) -> float:
+def percentile(values: list[float], q: float) -> float | None:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else float("nan")
+    return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))] if ordered else None
+
+
+def ms(seconds: float | None) -> float | None:
+    return None if seconds is None else 1000 * seconds
+
+
+def shown(milliseconds: float | None, digits: int = 0) -> str:
+    return "–" if milliseconds is None else f"{milliseconds:.{digits}f} ms"
 
 
 def start_server(env: dict[str, str]) -> tuple[subprocess.Popen, str]:
@@ -100,12 +108,12 @@ async def phase(url: str, clients: int, seconds: float, label: str) -> dict:
         "admitted": len(admitted),
         "shed": len(shed),
         "shed_rate": len(shed) / len(results) if results else 0.0,
-        "admitted_p50_ms": 1000 * statistics.median(admitted) if admitted else float("nan"),
-        "admitted_p95_ms": 1000 * percentile(admitted, 0.95),
-        "shed_p95_ms": 1000 * percentile(shed, 0.95),
+        "admitted_p50_ms": ms(statistics.median(admitted) if admitted else None),
+        "admitted_p95_ms": ms(percentile(admitted, 0.95)),
+        "shed_p95_ms": ms(percentile(shed, 0.95)),
         "admitted_per_s": len(admitted) / wall,
         "audio_s_per_s": sum(r.get("audio_s", 0) for r in results) / wall,
-        "ping_p95_ms": 1000 * percentile(ping_latencies, 0.95),
+        "ping_p95_ms": ms(percentile(ping_latencies, 0.95)),
     }
 
 
@@ -140,8 +148,8 @@ async def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for p in phases:
         print(f"| {p['load']} | {p['clients']} | {p['requests']} | {p['admitted']} | {p['shed']} | {p['shed_rate']:.0%} "
-              f"| {p['admitted_p50_ms']:.0f} ms | {p['admitted_p95_ms']:.0f} ms | {p['shed_p95_ms']:.1f} ms "
-              f"| {p['admitted_per_s']:.2f} | {p['audio_s_per_s']:.2f} | {p['ping_p95_ms']:.1f} ms |")
+              f"| {shown(p['admitted_p50_ms'])} | {shown(p['admitted_p95_ms'])} | {shown(p['shed_p95_ms'], 1)} "
+              f"| {p['admitted_per_s']:.2f} | {p['audio_s_per_s']:.2f} | {shown(p['ping_p95_ms'], 1)} |")
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps({"capacity": capacity, "phases": phases}, indent=2))
