@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from ..admission import Admission
 from ..config import Settings
@@ -19,6 +20,7 @@ class SessionContext:
     runtime: EngineRuntime
     settings: Settings
     admission: Admission  # a session's active response counts as synthesis work
+    query: Mapping[str, str] = field(default_factory=dict)  # the URL's query: SageMaker's ModelQueryString
 
 
 class Dialect:
@@ -28,6 +30,7 @@ class Dialect:
         self._outbox = context.outbox
         self._runtime = context.runtime
         self._settings = context.settings
+        self._query = context.query
         self._engine = SessionEngine(context.runtime, self._on_engine_event, context.settings.max_pending_responses,
                                      hold=context.admission.syntheses.take)
 

@@ -1,6 +1,7 @@
 """Bulbul v3's bidirectional contract (SPEC §4): a thin adapter onto the session engine.
 
-Client: `config` first, then `text` ... `flush` per turn, `ping` to keep alive (no reply);
+Client: `config` first (`model`, in it or in the URL's query as SageMaker's ModelQueryString puts
+it, must be the served model id when present), then `text` ... `flush` per turn, `ping` to keep alive (no reply);
 `close` (ours) flushes, drains and closes with 1000.
 Server: `audio` events (base64), `event`/`final` after the audio of everything flushed, and
 `error` events whose `code` is an HTTP status.
@@ -71,7 +72,10 @@ class BulbulDialect(Dialect):
 
     async def start(self, first: dict) -> bool:
         try:
-            config = ConfigMessage.model_validate(first, context={MODEL_ID: self._settings.model_id}).data
+            served = self._settings.model_id
+            if self._query.get("model", served) != served:
+                raise ProtocolError.invalid(f"model: Input should be {served!r} (the ModelQueryString's model)")
+            config = ConfigMessage.model_validate(first, context={MODEL_ID: served}).data
             self._options = config.session_options(self._runtime.synthesizer, first["data"], config.format, "data.")
         except CLIENT_MISTAKES as error:
             await self._outbox.send(self.error_event(as_protocol_error(error)))

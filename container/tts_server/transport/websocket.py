@@ -37,7 +37,8 @@ async def bidirectional_stream(websocket: WebSocket) -> None:
         if refusal:
             await _refuse(websocket, outbox, refusal)
             return
-        await _serve(websocket, SessionContext(outbox, runtime, websocket.app.state.settings, admission))
+        context = SessionContext(outbox, runtime, websocket.app.state.settings, admission, websocket.query_params)
+        await _serve(websocket, context)
     finally:
         if slot:
             slot.release()

@@ -147,11 +147,22 @@ async def test_a_bad_config_is_a_400_error_and_close_1008(speech_server, data, w
         assert ws.close_code == 1008
 
 
-async def test_the_served_model_id_is_accepted(speech_server):
-    session = await Bulbul.configured(speech_server.ws_url, model="kokoro-82m")
-    await session.send({"type": "flush"})
-    assert await session.recv() == FINAL
-    await session.ws.close()
+async def test_the_served_model_id_is_accepted_in_config_or_model_query_string(speech_server):
+    for url, data in ((speech_server.ws_url, {"model": "kokoro-82m"}), (speech_server.ws_url + "?model=kokoro-82m", {})):
+        session = await Bulbul.configured(url, **data)
+        await session.send({"type": "flush"})
+        assert await session.recv() == FINAL
+        await session.ws.close()
+
+
+async def test_another_model_in_the_model_query_string_is_refused(speech_server):
+    session = await Bulbul.configured(speech_server.ws_url + "?model=bulbul%3Av3")
+    error = await session.recv()
+    assert error == {"type": "error", "data": {
+        "message": "Validation Error(s):\n- model: Input should be 'kokoro-82m' (the ModelQueryString's model)", "code": 400}}
+    with pytest.raises(websockets.ConnectionClosed):
+        await session.recv()
+    assert session.ws.close_code == 1008
 
 
 async def test_bad_messages_are_400_errors_and_the_session_goes_on(session):
