@@ -8,6 +8,8 @@ Server: `audio` events (base64), `event`/`final` after the audio of everything f
 
 Text is cut into sentences as it arrives by the shared SentenceChunker; the sentences a message
 completes go to the engine at once, as one response that streams them sentence by sentence.
+A message ending in 。！？!? ends its sentence there: the chunker alone would wait for the next
+message to rule out a closing quote, and the next message may be an LLM's next sentence away.
 """
 
 from __future__ import annotations
@@ -31,6 +33,8 @@ POLICY_VIOLATION = 1008
 NORMAL_CLOSURE = 1000
 MESSAGE_TYPES = ("text", "flush", "ping", "close")
 FINAL = {"type": "event", "data": {"event_type": "final"}}
+SENTENCE_ENDS = "。！？!?｡"
+CLOSERS = "」』）)]\"'”’"
 
 
 class BulbulConfig(VoiceFields):
@@ -109,7 +113,11 @@ class BulbulDialect(Dialect):
                 f"data.text: at most {MAX_TEXT_CHARS} characters may wait for the end of a sentence; send 'flush'"
             )
         self._fed += len(text)
-        await self._submit(self._chunker.feed_spans(text))
+        sentences = self._chunker.feed_spans(text)
+        last = text.rstrip().rstrip(CLOSERS)[-1:]
+        if last and last in SENTENCE_ENDS:
+            sentences += self._chunker.flush_spans()
+        await self._submit(sentences)
 
     async def _flush(self) -> None:
         """Submit the rest; `final` follows once everything outstanding now is done."""

@@ -68,8 +68,7 @@ async def test_seed_example_config_text_flush_gives_mp3_then_final(session):
 
 
 async def test_a_completed_sentence_is_spoken_before_any_flush(session):
-    await session.text("最初の文です。")
-    await session.text("次の文は")  # no end yet: held back until more text or a flush
+    await session.text("最初の文です。次の文は")  # the second sentence has no end yet: held back
     first = await session.recv()
     assert first["type"] == "audio", "the first sentence did not wait for flush"
     await session.text("まだ続きます")
@@ -77,6 +76,11 @@ async def test_a_completed_sentence_is_spoken_before_any_flush(session):
     audio, seen = await session.until_final()
     assert len(audio) > 0, "the flushed remainder is spoken before final"
     assert await session.nothing_for(0.5), "nothing after final"
+
+
+async def test_a_message_ending_a_sentence_is_spoken_without_waiting_for_the_next(session):
+    await session.text("こんにちは。")  # a client that sends one sentence a message, as the blog's chunker does
+    assert (await session.recv())["type"] == "audio"
 
 
 async def test_every_flush_ends_with_its_own_final(session):
@@ -191,3 +195,13 @@ async def test_unfinished_text_is_bounded_by_the_text_limit(session):
     error = await session.recv()
     assert error["data"]["code"] == 400
     assert "data.text: at most 3500 characters may wait for the end of a sentence" in error["data"]["message"]
+
+
+async def test_more_turns_than_the_queue_holds_get_a_429(session):
+    # Each text message with a complete sentence is one response; 15 may wait behind the active one.
+    for i in range(17):
+        await session.text(f"{i}番です。")  # each message ends its sentence: 17 responses
+    while (message := await session.recv())["type"] == "audio":
+        pass
+    assert message["type"] == "error" and message["data"]["code"] == 429
+    assert "WS_MAX_PENDING_RESPONSES" in message["data"]["message"]

@@ -96,3 +96,11 @@ async def test_close_finishes_pending_messages_then_closes_1000(simple):
     with pytest.raises(websockets.ConnectionClosed):
         await simple.ws.recv()
     assert simple.ws.close_code == 1000
+
+
+async def test_more_messages_than_the_queue_holds_are_refused_by_request_id(simple):
+    for i in range(17):
+        await simple.send({"text": "はい。", "request_id": f"m{i}"})
+    while (control := (await simple.reply())[1])["type"] == "synthesis_complete":
+        pass
+    assert (control["type"], control["request_id"], control["code"]) == ("error", "m16", "too_many_queued_responses")
