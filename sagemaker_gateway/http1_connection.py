@@ -62,6 +62,8 @@ class Http1Connection:
             await self._reply(*routes.service_error(403, "MissingAuthenticationTokenException", "request is not SigV4-signed"))
             return
         forward = {k: v for k, v in headers.items() if k in ("content-type", "accept")}
+        if "x-amzn-sagemaker-accept" in headers:  # how InvokeEndpointWithResponseStream sends Accept
+            forward["accept"] = headers["x-amzn-sagemaker-accept"]
         upstream = self._upstream.build_request("POST", "/invocations", content=body, headers=forward)
         try:
             reply = await self._upstream.send(upstream, stream=True)

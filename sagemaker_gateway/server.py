@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
@@ -20,9 +20,12 @@ class RunningGateway:
     endpoint_url: str
     ca_file: Path
     server: asyncio.Server
+    connections: set[asyncio.StreamWriter] = field(default_factory=set)
 
     async def close(self) -> None:
         self.server.close()
+        for writer in list(self.connections):  # keep-alive clients would hold wait_closed() forever
+            writer.close()
         await self.server.wait_closed()
 
 
@@ -35,13 +38,16 @@ async def start_gateway(upstream: str, certs: Path, port: int = 8443, host: str 
     async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         protocol = writer.get_extra_info("ssl_object").selected_alpn_protocol()
         connection = H2Connection(reader, writer, settings) if protocol == "h2" else Http1Connection(reader, writer, http)
+        gateway.connections.add(writer)
         try:
             await connection.serve()
         finally:
+            gateway.connections.discard(writer)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()
 
     server = await asyncio.start_server(on_connection, host, port, ssl=tls.context)
     bound = server.sockets[0].getsockname()[1]
-    return RunningGateway(f"https://{host}:{bound}", tls.ca_file, server)
+    gateway = RunningGateway(f"https://{host}:{bound}", tls.ca_file, server)
+    return gateway
