@@ -26,7 +26,8 @@ from pathlib import Path
 import uvicorn
 import websockets
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "container"))
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the server package and the client's chunker
 from tts_server.app import create_app  # noqa: E402
 from tts_server.config import Settings  # noqa: E402
 

@@ -1,8 +1,7 @@
 """Renders one response: sentence by sentence, each sentence's audio leaves as soon as it exists.
 
-Inference of the next sentence starts as soon as the current one is encoded, so the
-engine is not idle while the chunk is on the wire. Everything CPU-bound runs in the runtime's
-thread pools; this coroutine only awaits and forwards.
+Everything CPU-bound runs in the runtime's thread pools; this coroutine only awaits and
+forwards.
 """
 
 from __future__ import annotations
@@ -39,20 +38,16 @@ class ResponseRenderer:
         spans = split_sentences(request.text, fast_first_fragment=self.runtime.fast_first_fragment)
         produced_ms = 0
         truncated = False
-        pending = self._synthesize(loop, spans[0]) if spans else None
-        for index in range(len(spans)):
-            segment: SegmentAudio = await pending
+        for span in spans:
+            # One sentence at a time, each sent before the next one's inference starts: on a
+            # CPU engine, inference running beside the encoder and the send would delay both.
+            segment = await self._synthesize(loop, span)
             audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
             if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
                 audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
                 truncated = True
             produced_ms += len(audio) * 1000 // SAMPLE_RATE
-            encoded = await loop.run_in_executor(self.runtime.codec, self._output.push, audio)
-            # The next sentence's inference starts once this one is encoded, so it does not
-            # compete with the encoder for the CPU, and runs while this chunk is on the wire.
-            if index + 1 < len(spans) and not truncated:
-                pending = self._synthesize(loop, spans[index + 1])
-            await self._send(encoded, alignments)
+            await self._send(await loop.run_in_executor(self.runtime.codec, self._output.push, audio), alignments)
             if not self._first_audio_sent:
                 self._first_audio_sent = True
                 self.runtime.first_audio_engine_seconds.append((request.response_id, segment.engine_seconds))
