@@ -10,6 +10,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -24,6 +25,12 @@ SERVE = REPO / "container" / "serve"
 class RunningServer:
     port: int
     process: subprocess.Popen
+    log: object  # the server's stdout and stderr
+
+    def log_tail(self, size: int = 4000) -> str:
+        self.log.seek(0, 2)
+        self.log.seek(max(0, self.log.tell() - size))
+        return self.log.read().decode(errors="replace")
 
     @property
     def http_url(self) -> str:
@@ -43,8 +50,10 @@ def free_port() -> int:
 def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 120) -> RunningServer:
     port = free_port()
     environment = os.environ | {"HOST": "127.0.0.1", "PORT": str(port)} | (env or {})
-    process = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    server = RunningServer(port, process)
+    # The log goes to a file: an unread pipe would fill up and stall the server mid-run.
+    log = tempfile.TemporaryFile()
+    process = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=log, stderr=subprocess.STDOUT)
+    server = RunningServer(port, process, log)
     if wait:
         wait_until_ready(server, timeout)
     return server
@@ -54,7 +63,7 @@ def wait_until_ready(server: RunningServer, timeout: float = 120) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
-            raise RuntimeError(f"server exited: {server.process.stderr.read().decode()[-2000:]}")
+            raise RuntimeError(f"server exited: {server.log_tail()}")
         try:
             with urllib.request.urlopen(server.http_url + "/ping", timeout=2) as reply:
                 if reply.status == 200:
@@ -71,3 +80,4 @@ def stop_server(server: RunningServer) -> None:
         server.process.wait(10)
     except subprocess.TimeoutExpired:
         server.process.kill()
+    server.log.close()
