@@ -56,11 +56,11 @@ async def invocations(request: Request) -> Response:
         options = fields.session_options(state.runtime.synthesizer, raw, fields.format)
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
+    speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
+                             max_length_ms=fields.max_length)
     slot = state.admission.syntheses.try_take()
     if slot is None:
         raise state.admission.overloaded()
-    speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
-                             max_length_ms=fields.max_length)
     synthesis = Synthesis(state.runtime, speech, slot)
     await synthesis.start()
     if not fields.stream:
