@@ -2,7 +2,7 @@
 """CDK app for the Kokoro streaming TTS endpoint: `make synth`, `make diff`, `make deploy`.
 
 Configuration comes from cdk.json's context, overridable with `-c key=value`; see
-docs/deployment.md for the keys. cdk-nag's AwsSolutions checks run on every synth.
+the README's Deployment section for the keys. cdk-nag's AwsSolutions checks run on every synth.
 """
 
 import sys

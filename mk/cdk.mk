@@ -4,7 +4,7 @@
 #   make bootstrap                  once per account and region: CDK's staging bucket and ECR repo
 #   make diff / make deploy         against the account and region of your AWS credentials
 #   make snapshot-update            rewrite tests/stacks/__snapshots__ after an intended change
-#   CDK_ARGS="-c key=value ..."     context overrides for any of them (docs/deployment.md)
+#   CDK_ARGS="-c key=value ..."     context overrides for any of them (README.md, Deployment)
 # The aws-cdk CLI is pinned in package.json/package-lock.json; make setup installs it.
 CDK := node_modules/.bin/cdk
 CDK_ARGS ?=

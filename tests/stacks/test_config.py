@@ -73,8 +73,8 @@ def test_app_exits_with_the_message_as_the_cli_runs_it():
     assert "Traceback" not in result.stderr
 
 
-def test_deployment_doc_lists_every_context_key_with_its_default():
-    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", (REPO / "docs" / "deployment.md").read_text(), re.M)
+def test_readme_lists_every_context_key_with_its_default():
+    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", (REPO / "README.md").read_text(), re.M)
     documented = {key: default.strip() for key, default in rows if key in CDK_CONTEXT}
     product_keys = {k for k in CDK_CONTEXT if not k.startswith("@")}
     assert set(documented) == product_keys
