@@ -16,7 +16,8 @@ def main() -> None:
     shown_host = "127.0.0.1" if settings.host in ("0.0.0.0", "::") else settings.host
     print(
         f"Kokoro streaming TTS: loading the model, then serving on http://{shown_host}:{settings.port}\n"
-        f"  health:    GET  http://{shown_host}:{settings.port}/ping\n"
+        f"  health:    GET  http://{shown_host}:{settings.port}/ping  (503 until the model is warm)\n"
+        f"  http:      POST http://{shown_host}:{settings.port}/invocations\n"
         f"  websocket: ws://{shown_host}:{settings.port}/invocations-bidirectional-stream",
         flush=True,
     )
