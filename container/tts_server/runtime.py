@@ -46,9 +46,6 @@ class EngineRuntime:
     def start(self) -> None:
         threading.Thread(target=self._load_and_warm_up, name="model-loader", daemon=True).start()
 
-    def wait_ready(self, timeout: float | None = None) -> bool:
-        return self._ready.wait(timeout)
-
     def _load_and_warm_up(self) -> None:
         began = time.perf_counter()
         try:

@@ -19,6 +19,7 @@ from collections import deque
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from starlette import status
 from tts_client.chunker import SentenceChunker
 
 from ..errors import one_of
@@ -29,8 +30,6 @@ from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
 from ..session.options import SessionOptions
 from .base import Dialect, SessionContext
 
-POLICY_VIOLATION = 1008
-NORMAL_CLOSURE = 1000
 MESSAGE_TYPES = ("text", "flush", "ping", "close")
 FINAL = {"type": "event", "data": {"event_type": "final"}}
 SENTENCE_ENDS = "。！？!?｡"
@@ -83,7 +82,7 @@ class BulbulDialect(Dialect):
             self._options = config.session_options(self._runtime.synthesizer, first["data"], config.format, "data.")
         except CLIENT_MISTAKES as error:
             await self._outbox.send(self.error_event(as_protocol_error(error)))
-            await self._outbox.close(POLICY_VIOLATION, "a valid config message must come first")
+            await self._outbox.close(status.WS_1008_POLICY_VIOLATION, "a valid config message must come first")
             return False
         return True
 
@@ -97,7 +96,7 @@ class BulbulDialect(Dialect):
             elif kind == "close":
                 await self._flush()
                 await self._engine.drain()
-                await self._outbox.close(NORMAL_CLOSURE)
+                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
                 return False
             elif kind == "config":
                 raise ProtocolError.invalid(f"type: the session is already configured; {one_of(MESSAGE_TYPES)}")

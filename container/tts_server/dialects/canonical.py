@@ -6,6 +6,8 @@ import base64
 import uuid
 from dataclasses import asdict
 
+from starlette import status
+
 from ..errors import one_of
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.events import SESSION_EVENTS, OpenEvent, ResponseCancelEvent, ResponseCreateEvent
@@ -13,8 +15,6 @@ from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseD
 from ..session.options import SessionOptions
 from .base import Dialect, SessionContext
 
-POLICY_VIOLATION = 1008
-NORMAL_CLOSURE = 1000
 
 
 def error_event(error: ProtocolError) -> dict:
@@ -53,7 +53,7 @@ class CanonicalDialect(Dialect):
             )
         except CLIENT_MISTAKES as error:
             await self._outbox.send(error_event(as_protocol_error(error)))
-            await self._outbox.close(POLICY_VIOLATION, "a valid open event must come first")
+            await self._outbox.close(status.WS_1008_POLICY_VIOLATION, "a valid open event must come first")
             return False
         self._binary = event.audio_frames == "binary"
         options = self._options
@@ -88,7 +88,7 @@ class CanonicalDialect(Dialect):
             elif kind == "close":
                 await self._engine.drain()
                 await self._outbox.send({"type": "session.closed"})
-                await self._outbox.close(NORMAL_CLOSURE)
+                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
                 return False
         except CLIENT_MISTAKES as error:
             await self.report(as_protocol_error(error, response_id))

@@ -14,13 +14,13 @@ import uuid
 from typing import Annotated
 
 from pydantic import Field
+from starlette import status
 
 from ..protocol.compat import MODEL_ID, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
 from .base import Dialect, SessionContext
 
-NORMAL_CLOSURE = 1000
 AUDIO_FORMAT = "pcm_16"
 
 
@@ -51,7 +51,7 @@ class SimpleDialect(Dialect):
                 await self._synthesize(event)
             elif event["type"] == "close":
                 await self._engine.drain()
-                await self._outbox.close(NORMAL_CLOSURE)
+                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
                 return False
             elif event["type"] == "ping":
                 await self._outbox.send({"type": "pong"})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from starlette import status
 from starlette.websockets import WebSocket
 
 from ..admission import Admission, Slot
@@ -15,8 +16,6 @@ from ..protocol.frames import decode_frame
 from .outbox import Outbox
 
 log = logging.getLogger(__name__)
-TRY_AGAIN_LATER = 1013
-INTERNAL_ERROR = 1011
 # A refused session is told in its own dialect, so the refusal waits this long for the
 # first message (clients send it at once); without one it is told in the canonical one.
 REFUSAL_WAIT_S = 1.0
@@ -52,7 +51,7 @@ async def _refuse(websocket: WebSocket, outbox: Outbox, refusal: ProtocolError) 
         first = None
     dialect = choose_dialect(first if isinstance(first, dict) else {})
     await outbox.send(dialect.error_event(refusal))
-    await outbox.close(TRY_AGAIN_LATER, str(refusal.code))
+    await outbox.close(status.WS_1013_TRY_AGAIN_LATER, str(refusal.code))
 
 
 async def _serve(websocket: WebSocket, context: SessionContext) -> None:
@@ -78,7 +77,7 @@ async def _serve(websocket: WebSocket, context: SessionContext) -> None:
         log.exception("session failed")
         await dialect.abort()
         await context.outbox.send(dialect.error_event(ProtocolError(ErrorCode.INTERNAL, "internal error; the session ends")))
-        await context.outbox.close(INTERNAL_ERROR)
+        await context.outbox.close(status.WS_1011_INTERNAL_ERROR)
 
 
 async def _next_event(websocket: WebSocket) -> dict | ProtocolError | None:
