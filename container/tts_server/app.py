@@ -11,7 +11,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from .admission import Admission
 from .config import Settings
-from .engine.factory import embedded_synthesizer
+from .engine.factory import build_synthesizer
 from .runtime import EngineRuntime
 from .transport.http import invocations
 from .transport.http_errors import EXCEPTION_HANDLERS
@@ -23,15 +23,16 @@ async def ping(request: Request) -> JSONResponse:
     ping fails, and a busy instance is healthy. Counters only, so it stays fast under load."""
     runtime: EngineRuntime = request.app.state.runtime
     if runtime.ready:
-        return JSONResponse({"status": "ok", "load": request.app.state.admission.snapshot()})
-    status = "failed" if runtime.load_error else "loading"
-    return JSONResponse({"status": status}, status_code=503)
+        return JSONResponse({"status": "ok", **runtime.describe(), "load": request.app.state.admission.snapshot()})
+    if runtime.load_error:
+        return JSONResponse({"status": "failed", "reason": runtime.load_error}, status_code=503)
+    return JSONResponse({"status": "loading"}, status_code=503)
 
 
 def create_app(settings: Settings | None = None, runtime: EngineRuntime | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     runtime = runtime or EngineRuntime(
-        lambda: embedded_synthesizer(settings.inference_threads),
+        lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads),
         inference_workers=settings.inference_workers,
         fast_first_fragment=settings.fast_first_fragment,
     )

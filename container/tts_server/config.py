@@ -19,6 +19,14 @@ def _int(name: str, default: int, minimum: int = 0) -> int:
     return value
 
 
+def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name, "").strip().lower() or default
+    if raw not in choices:
+        listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
+        raise SystemExit(f"{name}: Input should be {listed}, got {raw!r}")
+    return raw
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "0.0.0.0"
@@ -28,6 +36,10 @@ class Settings:
     inference_threads: int | None = None  # intra-op threads per inference; None = all cores
     fast_first_fragment: int | None = 10  # cut a long first sentence at a clause past this many chars
     model_id: str = "kokoro-82m"  # what a request's `model` field must equal
+    # Engine selection (engine/factory.py): auto = torch when model_dir holds weights, else onnx.
+    engine: str = "auto"
+    device: str = "auto"
+    model_dir: str | None = None
     # Admission control (admission.py); None = derived from the engine's measured speed.
     max_syntheses: int | None = None
     max_sessions: int | None = None
@@ -45,6 +57,9 @@ class Settings:
             inference_threads=_int("INFERENCE_THREADS", 0) or None,
             fast_first_fragment=fast or None,
             model_id=os.environ.get("MODEL_ID", "").strip() or cls.model_id,
+            engine=_choice("ENGINE", cls.engine, ("auto", "torch", "onnx")),
+            device=_choice("DEVICE", cls.device, ("auto", "cuda", "cpu")),
+            model_dir=os.environ.get("MODEL_DIR", "").strip() or None,
             max_syntheses=_int("MAX_CONCURRENT_SYNTHESES", 0) or None,
             max_sessions=_int("MAX_SESSIONS", 0) or None,
             overload_retry_after_s=_int("OVERLOAD_RETRY_AFTER_S", cls.overload_retry_after_s, 1),

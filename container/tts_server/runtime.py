@@ -9,10 +9,12 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from .engine.model_dir import ModelDirError
 from .engine.synthesizer import Synthesizer
 
 log = logging.getLogger(__name__)
-WARMUP_TEXT = "こんにちは、音声合成の準備ができました。"
+WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
+WARMUP_TEXT_LATIN = "Hello, the voice is ready."
 
 
 class EngineRuntime:
@@ -29,7 +31,7 @@ class EngineRuntime:
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
         self.fast_first_fragment = fast_first_fragment
         self.synthesizer: Synthesizer | None = None
-        self.load_error: BaseException | None = None
+        self.load_error: str | None = None  # one line: what is wrong (the file, for weights)
         self.inference_workers = inference_workers
         # Engine seconds per second of audio, measured on the warm-up text (worst language);
         # admission control derives its default capacity from it.
@@ -43,6 +45,14 @@ class EngineRuntime:
     def ready(self) -> bool:
         return self._ready.is_set()
 
+    def describe(self) -> dict:
+        """What serves: the engine, its device and languages (/ping, the startup log)."""
+        synthesizer = self.synthesizer
+        if synthesizer is None:
+            return {}
+        backend = synthesizer.backend
+        return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages}
+
     def start(self) -> None:
         threading.Thread(target=self._load_and_warm_up, name="model-loader", daemon=True).start()
 
@@ -50,22 +60,32 @@ class EngineRuntime:
         began = time.perf_counter()
         try:
             synthesizer = self._load()
-            factors = []
-            for language in synthesizer.languages:
-                book = synthesizer.voice_book(language)
-                text = WARMUP_TEXT if language == "ja" else "Hello."
-                segment = synthesizer.synthesize(text, 0, len(text), book.resolve("default"), 1.0, language)
-                factors.append(segment.engine_seconds / max(segment.duration_ms / 1000, 0.001))
+            factor = self._warm_up(synthesizer)
+        except ModelDirError as error:  # broken weights: one line naming the file, /ping stays 503
+            self.load_error = str(error)
+            log.error("model failed to load: %s", error)
+            return
         except BaseException as error:  # reported by /ping staying 503 and in the log
-            self.load_error = error
+            self.load_error = f"{type(error).__name__}: {error}"
             log.exception("model failed to load")
             return
         self.synthesizer = synthesizer
-        self.realtime_factor = max(factors, default=None)
+        self.realtime_factor = factor
         self._ready.set()
-        log.info("model ready in %.1f s (%s, real-time factor %.2f)", time.perf_counter() - began,
-                 synthesizer.backend.name, self.realtime_factor or 0.0)
+        backend = synthesizer.backend
+        log.info("model ready in %.1f s: engine %s on %s, languages %s, real-time factor %.2f",
+                 time.perf_counter() - began, backend.name, backend.device, ", ".join(synthesizer.languages),
+                 self.realtime_factor or 0.0)
 
-    def shutdown(self) -> None:
-        self.inference.shutdown(wait=False, cancel_futures=True)
-        self.codec.shutdown(wait=False, cancel_futures=True)
+    @staticmethod
+    def _warm_up(synthesizer: Synthesizer) -> float:
+        """Run every language's G2P once (first use loads dictionaries), and measure the engine's
+        real-time factor on the default language's text."""
+        for language in synthesizer.languages:
+            text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
+            synthesizer.tokenize(text, 0, len(text), language)
+        language = synthesizer.language(None)
+        text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
+        segment = synthesizer.synthesize(text, 0, len(text), synthesizer.voice_book(language).resolve("default"), 1.0,
+                                         language)
+        return segment.engine_seconds / max(segment.duration_ms / 1000, 0.001)

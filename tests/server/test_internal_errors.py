@@ -33,10 +33,16 @@ REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
 
 class FailingSynthesizer:
     languages = ["ja"]
-    backend = SimpleNamespace(name="failing-test-engine")
+    backend = SimpleNamespace(name="failing-test-engine", device="cpu")
 
     def __init__(self):
         self._book = VoiceBook({"jf_alpha": np.zeros((510, 256), np.float32)}, 510)
+
+    def language(self, requested, speaker_id=None):
+        return requested or "ja"
+
+    def tokenize(self, text, start, end, language):
+        return [], []
 
     def voice_book(self, language):
         if language == "zz":

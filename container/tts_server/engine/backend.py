@@ -1,4 +1,6 @@
-"""The acoustic model interface every engine backend implements (ONNX on CPU today, PyTorch on GPU later)."""
+"""The acoustic model interface every backend implements: the embedded int8 ONNX export on the
+CPU, or PyTorch Kokoro from the deployed weights (GPU when present). Backends are
+language-blind, like Kokoro itself: token ids and a style vector in, audio and durations out."""
 
 from __future__ import annotations
 
@@ -22,12 +24,9 @@ class Inference:
 
 class AcousticBackend(Protocol):
     name: str
-    languages: tuple[str, ...]
+    device: str  # where inference runs: "cpu" or "cuda"
     max_tokens: int  # phoneme tokens per inference, pads excluded
     vocab: Mapping[str, int]
-
-    def voices(self, language: str) -> Mapping[str, np.ndarray]:
-        """Voice id -> style pack of shape (max_tokens, 256)."""
-        ...
+    voices: Mapping[str, np.ndarray]  # Kokoro voice id ("af_heart") -> style pack (max_tokens, 256)
 
     def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float) -> Inference: ...

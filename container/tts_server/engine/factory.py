@@ -1,11 +1,44 @@
-"""Builds the synthesizer the server runs: the embedded ONNX engine unless weights are mounted."""
+"""Builds the synthesizer the server runs (SPEC §7): which backend, on which device, which languages.
+
+ENGINE=auto picks PyTorch when MODEL_DIR holds the deployed weights, else the embedded ONNX
+export, so `make run` needs nothing; ENGINE=torch|onnx and DEVICE=auto|cuda|cpu override.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from .backend import AcousticBackend
 from .g2p.japanese import JapaneseG2P
+from .model_dir import ModelDir, ModelDirError
 from .onnx_backend import OnnxBackend
 from .synthesizer import Synthesizer
 
 
+def choose_engine(engine: str, model_dir: str | None) -> str:
+    if engine != "auto":
+        return engine
+    return "torch" if model_dir and ModelDir(Path(model_dir)).holds_weights() else "onnx"
+
+
+def build_backend(engine: str = "auto", device: str = "auto", model_dir: str | None = None,
+                  threads: int | None = None) -> AcousticBackend:
+    chosen = choose_engine(engine, model_dir)
+    if chosen == "onnx":
+        if device == "cuda":
+            raise ModelDirError("DEVICE=cuda: the embedded ONNX engine runs on the CPU only (use ENGINE=torch)")
+        return OnnxBackend(threads=threads)
+    if not model_dir:
+        raise ModelDirError("ENGINE=torch: MODEL_DIR is not set (it must hold config.json, kokoro-v1_0.pth, voices/)")
+    from .torch_backend import TorchBackend  # torch only when it serves
+
+    return TorchBackend(ModelDir(Path(model_dir)), device=device, threads=threads)
+
+
+def build_synthesizer(engine: str = "auto", device: str = "auto", model_dir: str | None = None,
+                      threads: int | None = None) -> Synthesizer:
+    return Synthesizer(build_backend(engine, device, model_dir, threads), {"ja": JapaneseG2P()})
+
+
 def embedded_synthesizer(threads: int | None = None) -> Synthesizer:
-    return Synthesizer(OnnxBackend(threads=threads), {"ja": JapaneseG2P()})
+    return build_synthesizer("onnx", "cpu", None, threads)

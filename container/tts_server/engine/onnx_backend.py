@@ -45,7 +45,7 @@ def with_durations_output(model_bytes: bytes) -> bytes:
 
 class OnnxBackend:
     name = "kokoro-82m-int8-onnx"
-    languages = ("ja",)
+    device = "cpu"
     max_tokens = 510
 
     def __init__(self, threads: int | None = None):
@@ -57,10 +57,7 @@ class OnnxBackend:
         self.vocab: Mapping[str, int] = json.loads(_data("vocab.json").read_text(encoding="utf-8"))["vocab"]
         with _data("voices_ja.npz").open("rb") as f:
             npz = np.load(f)
-            self._voices = {name: npz[name].reshape(-1, 256).astype(np.float32) for name in npz.files}
-
-    def voices(self, language: str) -> Mapping[str, np.ndarray]:
-        return self._voices if language == "ja" else {}
+            self.voices = {name: npz[name].reshape(-1, 256).astype(np.float32) for name in npz.files}
 
     def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float) -> Inference:
         audio, durations = self._session.run(

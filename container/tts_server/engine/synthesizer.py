@@ -15,6 +15,7 @@ import numpy as np
 from ..errors import FieldError, one_of
 from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, AcousticBackend
 from .g2p.base import G2P, PhonemeSpan
+from .languages import DEFAULT_LANGUAGE, VOICE_LETTERS, canonical, implied_by_voice
 from .voices import VoiceBook
 
 MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE  # 25
@@ -54,23 +55,37 @@ class _Token:
 class Synthesizer:
     def __init__(self, backend: AcousticBackend, g2p: Mapping[str, G2P]):
         self.backend = backend
-        self._g2p = {lang: g for lang, g in g2p.items() if lang in backend.languages}
-        self._books = {lang: VoiceBook(backend.voices(lang), backend.max_tokens) for lang in self._g2p}
+        self._g2p = dict(g2p)
+        voices, rows = backend.voices, backend.max_tokens
+        self._books = {lang: VoiceBook(voices, rows, VOICE_LETTERS.get(lang)) for lang in self._g2p}
 
     @property
     def languages(self) -> list[str]:
         return sorted(self._g2p)
+
+    def language(self, requested: str | None, speaker_id: str | None = None) -> str:
+        """The canonical language: as requested (aliases accepted), else implied by the voice id's
+        first letter, else the default; FieldError names the languages this engine speaks."""
+        if requested is None:
+            implied = implied_by_voice(speaker_id)
+            requested = implied if implied in self._g2p else DEFAULT_LANGUAGE
+        return canonical(requested, self.languages)
 
     def voice_book(self, language: str) -> VoiceBook:
         if language not in self._books:
             raise FieldError("language", one_of(self.languages))
         return self._books[language]
 
+    def tokenize(self, text: str, start: int, end: int, language: str) -> tuple[list[PhonemeSpan], list[_Token]]:
+        """G2P of text[start:end]: phoneme pieces (spans index the whole text) and their token ids."""
+        pieces = [PhonemeSpan(p.phonemes, p.start + start, p.end + start) for p in self._g2p[language](text[start:end])]
+        vocab = self.backend.vocab
+        return pieces, [_Token(i, vocab[c]) for i, p in enumerate(pieces) for c in p.phonemes if c in vocab]
+
     def synthesize(self, text: str, start: int, end: int, style: np.ndarray, speed: float, language: str) -> SegmentAudio:
         """Audio for text[start:end]; alignments index the whole text."""
         began = time.perf_counter()
-        pieces = [PhonemeSpan(p.phonemes, p.start + start, p.end + start) for p in self._g2p[language](text[start:end])]
-        tokens = [_Token(i, self.backend.vocab[c]) for i, p in enumerate(pieces) for c in p.phonemes if c in self.backend.vocab]
+        pieces, tokens = self.tokenize(text, start, end, language)
         audio, alignments, offset = [], [], 0
         for batch in _batches(tokens, pieces, self.backend.max_tokens):
             ids = [t.id for t in batch]

@@ -23,16 +23,23 @@ def presets(voice_ids: list[str]) -> dict[str, str]:
 
 
 class VoiceBook:
-    """The voices of one language."""
+    """The voices of one language: presets over its own voices (those whose id starts with
+    its letter), and any voice of the engine by id or in a blend, whatever its language.
+    A language with no voice of its own gets presets over all of them."""
 
-    def __init__(self, voices: Mapping[str, np.ndarray], rows: int):
+    def __init__(self, voices: Mapping[str, np.ndarray], rows: int, letter: str | None = None):
         self._voices = voices
         self._rows = rows
-        self._presets = presets(list(voices))
+        native = sorted(v for v in voices if letter and v.startswith(letter))
+        self._own = native or sorted(voices)
+        self._presets = presets(self._own)
 
     @property
     def speakers(self) -> list[str]:
-        return [*self._presets, *sorted(self._voices)]
+        return [*self._presets, *self._own]
+
+    def has(self, voice_id: str) -> bool:
+        return voice_id in self._voices
 
     def resolve(self, speaker_id: str) -> np.ndarray:
         """A style pack (rows, 256) for a preset, a voice id or a blend "a:0.7+b:0.3"."""
@@ -44,9 +51,10 @@ class VoiceBook:
         name, _, weight_text = part.strip().partition(":")
         voice = self._presets.get(name, name)
         if voice not in self._voices:
+            others = "" if len(self._own) == len(self._voices) else ", any other voice of the engine"
             raise FieldError(
                 "speaker_id",
-                one_of(self.speakers) + ", or a blend such as 'jf_alpha:0.7+jf_nezumi:0.3'",
+                one_of(self.speakers) + f"{others}, or a blend such as 'jf_alpha:0.7+jf_nezumi:0.3'",
             )
         try:
             weight = float(weight_text) if weight_text else 1.0

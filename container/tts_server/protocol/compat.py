@@ -40,11 +40,6 @@ def _not_blank(text: str) -> str:
     return text
 
 
-def _primary_language(code: str) -> str:
-    """Bulbul's BCP-47 codes ('ja-JP') name the language by their first subtag."""
-    return code.replace("_", "-").split("-")[0].lower()
-
-
 def spelt(raw: dict, field: str) -> str:
     """The name the client used for `field` (its first accepted name when it sent none)."""
     names = FIELD_NAMES.get(field, (field,))
@@ -66,7 +61,7 @@ class VoiceFields(BaseModel):
 
     model: str | None = None
     speaker_id: Annotated[str, _named("speaker_id")] = "default"
-    language: Annotated[str, _named("language"), AfterValidator(_primary_language)] = "ja"
+    language: Annotated[str | None, _named("language")] = None
     sample_rate: Annotated[int | None, _named("sample_rate")] = None
     speed: Annotated[Speed, _named("speed")] = 1.0
     spk_ref_audio_tokens: str | None = None
@@ -93,6 +88,4 @@ class VoiceFields(BaseModel):
             )
         except FieldError as error:
             name, message = spelt(raw, error.field), error.message
-            if error.field == "language":
-                message += f" (region codes such as 'ja-JP' map to their language), got {raw.get(name)!r}"
             raise FieldError(prefix + name, message) from None

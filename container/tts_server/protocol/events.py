@@ -19,7 +19,7 @@ class ClientEvent(BaseModel):
 
 class OpenEvent(ClientEvent):
     type: Literal["open"]
-    language: str = "ja"
+    language: str | None = None  # None: implied by the speaker's voice id, else ja
     speaker_id: str = "default"
     format: AudioFormatName = "pcm_f32"
     sample_rate: int | None = None

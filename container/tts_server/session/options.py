@@ -26,14 +26,16 @@ class SessionOptions:
         cls,
         synthesizer: Synthesizer,
         *,
-        language: str = "ja",
+        language: str | None = None,
         speaker_id: str = "default",
         format: str = "pcm_f32",
         sample_rate: int | None = None,
         speed: float = 1.0,
         custom_style: str | None = None,
     ) -> SessionOptions:
-        """Raises FieldError naming the first field the server cannot serve."""
+        """Raises FieldError naming the first field the server cannot serve. Without a language,
+        a Kokoro voice id implies its own ('af_heart' -> en-US); else the default (ja)."""
+        language = synthesizer.language(language, speaker_id)
         book = synthesizer.voice_book(language)
         output = negotiate(format, sample_rate)
         style = book.custom(custom_style) if custom_style else book.resolve(speaker_id)

@@ -1,0 +1,81 @@
+"""Production backend: PyTorch Kokoro-82M from the deployed weights (MODEL_DIR), fp32.
+
+kokoro 0.9.4's KModel holds the modules; its loader silently falls back to a non-strict
+load, so the state dict is loaded again strictly here: a tensor that does not fit is a
+load error naming the file, never a model that speaks noise.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import torch
+
+from .backend import SAMPLES_PER_DURATION_UNIT, Inference
+from .model_dir import ModelDir, ModelDirError
+
+log = logging.getLogger(__name__)
+REPO_ID = "hexgrad/Kokoro-82M"  # only names the architecture: nothing is downloaded
+
+
+def pick_device(requested: str) -> str:
+    """DEVICE=auto|cuda|cpu -> the torch device this process can really use."""
+    if requested == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if requested == "cuda" and not torch.cuda.is_available():
+        raise ModelDirError("DEVICE=cuda: no CUDA device is available (use DEVICE=auto or cpu)")
+    return requested
+
+
+class TorchBackend:
+    name = "kokoro-82m-torch-fp32"
+
+    def __init__(self, model_dir: ModelDir, device: str = "auto", threads: int | None = None):
+        from kokoro import KModel  # imported here: it pulls in transformers, seconds of start-up
+
+        model_dir.check()
+        self.device = pick_device(device)
+        if self.device == "cpu" and threads:
+            torch.set_num_threads(threads)
+        try:
+            config = json.loads(model_dir.config.read_text(encoding="utf-8"))
+            self.vocab: Mapping[str, int] = config["vocab"]
+        except (ValueError, KeyError) as error:
+            raise ModelDirError(f"{model_dir.config}: not a Kokoro config ({error})") from None
+        try:
+            model = KModel(repo_id=REPO_ID, config=config, model=str(model_dir.weights))
+            for key, state in torch.load(model_dir.weights, map_location="cpu", weights_only=True).items():
+                getattr(model, key).load_state_dict(state, strict=True)
+        except Exception as error:  # noqa: BLE001 - any failure here is "this file does not load"
+            reason = " ".join(str(error).split())[:300]
+            raise ModelDirError(f"{model_dir.weights}: state dict does not load ({reason})") from None
+        self.model = model.to(self.device).eval()
+        self.max_tokens = model.context_length - 2  # the two pads
+        self._voices = {path.stem: _voice_pack(path) for path in model_dir.voice_files}
+
+    @property
+    def voices(self) -> Mapping[str, np.ndarray]:
+        return self._voices
+
+    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float) -> Inference:
+        ids = torch.tensor([[0, *token_ids, 0]], dtype=torch.long, device=self.device)
+        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, 256)).to(self.device)
+        with torch.inference_mode():
+            audio, durations = self.model.forward_with_tokens(ids, ref_s, speed)
+        audio = audio.float().cpu().numpy().reshape(-1)
+        durations = durations.cpu().numpy().reshape(-1)
+        assert len(audio) == SAMPLES_PER_DURATION_UNIT * int(durations.sum()), "audio/durations mismatch"
+        return Inference(audio=audio, durations=durations)
+
+
+def _voice_pack(path) -> np.ndarray:
+    try:
+        pack = torch.load(path, map_location="cpu", weights_only=True)
+        values = pack.float().numpy().reshape(-1, 256)
+    except Exception as error:  # noqa: BLE001
+        reason = " ".join(str(error).split())[:200]
+        raise ModelDirError(f"{path}: not a voice pack of (rows, 1, 256) float values ({reason})") from None
+    return values
