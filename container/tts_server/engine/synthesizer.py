@@ -15,10 +15,12 @@ import numpy as np
 from ..errors import FieldError, one_of
 from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, AcousticBackend
 from .g2p.base import G2P, PhonemeSpan
+from .pauses import Pauses
 from .languages import DEFAULT_LANGUAGE, VOICE_LETTERS, canonical, implied_by_voice
 from .voices import VoiceBook
 
 MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE  # 25
+SAMPLES_PER_MS = SAMPLE_RATE // 1000
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,11 @@ class Alignment:
 
     def shifted(self, ms: int) -> Alignment:
         return Alignment(self.text, self.start_char, self.end_char, self.start_ms + ms, self.end_ms + ms)
+
+    def clipped(self, low: int, high: int) -> Alignment:
+        """Times kept inside [low, high]: a word in cut silence shrinks to the cut's edge."""
+        start, end = min(max(self.start_ms, low), high), min(max(self.end_ms, low), high)
+        return Alignment(self.text, self.start_char, self.end_char, start, end)
 
 
 @dataclass(frozen=True)
@@ -53,8 +60,9 @@ class _Token:
 
 
 class Synthesizer:
-    def __init__(self, backend: AcousticBackend, g2p: Mapping[str, G2P]):
+    def __init__(self, backend: AcousticBackend, g2p: Mapping[str, G2P], pauses: Pauses | None = None):
         self.backend = backend
+        self.pauses = pauses or Pauses()
         self._g2p = dict(g2p)
         voices, rows = backend.voices, backend.max_tokens
         self._books = {lang: VoiceBook(voices, rows, VOICE_LETTERS.get(lang)) for lang in self._g2p}
@@ -87,13 +95,21 @@ class Synthesizer:
         began = time.perf_counter()
         pieces, tokens = self.tokenize(text, start, end, language)
         audio, alignments, offset = [], [], 0
-        for batch in _batches(tokens, pieces, self.backend.max_tokens):
+        batches = _batches(tokens, pieces, self.backend.max_tokens)
+        for number, batch in enumerate(batches):
             ids = [t.id for t in batch]
             pack_row = style[min(len(ids), len(style)) - 1]
             result = self.backend.infer(ids, pack_row, speed)
-            alignments += _align(text, pieces, batch, result.durations, offset)
-            audio.append(result.audio)
-            offset += int(result.durations.sum()) * MS_PER_DURATION_UNIT
+            keep_from, keep_to = self.pauses.trim(result.audio)
+            kept_ms = (keep_to - keep_from) // SAMPLES_PER_MS
+            records = _align(text, pieces, batch, result.durations, offset - keep_from // SAMPLES_PER_MS)
+            records = [a.clipped(offset, offset + kept_ms) for a in records]
+            audio.append(result.audio[keep_from:keep_to])
+            # The gap after this batch: by the punctuation it ends with (the segment's own end last).
+            gap_end = end if number == len(batches) - 1 else pieces[batch[-1].piece].end
+            audio.append(self.pauses.padding(self.pauses.gap_after(text, gap_end)))
+            offset += kept_ms + len(audio[-1]) // SAMPLES_PER_MS
+            alignments += _pause_heard_as_punctuation(records, offset)
         samples = np.concatenate(audio) if audio else np.zeros(0, np.float32)
         return SegmentAudio(samples, _merge_shared_spans(text, alignments), time.perf_counter() - began)
 
@@ -128,6 +144,14 @@ def _align(text: str, pieces, batch: list[_Token], durations: np.ndarray, offset
         start_ms = int(ends[positions[0] - 1])
         end_ms = int(ends[positions[-1]])
         records.append(Alignment(text[piece.start : piece.end], piece.start, piece.end, start_ms, end_ms))
+    return records
+
+
+def _pause_heard_as_punctuation(records: list[Alignment], pause_end_ms: int) -> list[Alignment]:
+    """The pause after a piece is its closing punctuation's time: "。" lasts until the next word."""
+    if records and not any(c.isalnum() for c in records[-1].text):
+        last = records[-1]
+        records[-1] = Alignment(last.text, last.start_char, last.end_char, last.start_ms, pause_end_ms)
     return records
 
 

@@ -16,7 +16,7 @@ SOURCE_RATE = 24000  # the model's output rate
 # whole 576-sample frame; a stream has no Xing/LAME tag to let the decoder trim them.
 # AAC in ADTS: 1024 samples of priming, padding up to a whole 1024-sample frame.
 # Ogg/Opus carries pre-skip and end trimming, FLAC/WAV/raw PCM/G.711 are sample-exact.
-CODEC_EXTRA: dict[str, tuple[int, int]] = {"mp3": (1105, 575), "aac": (1024, 1023)}
+CODEC_EXTRA: dict[str, tuple[int, int]] = {"mp3": (1105, 576 + 575), "aac": (1024, 1023)}
 
 FIXED_RATE = {"mulaw": 8000, "alaw": 8000, "opus": 24000}
 RAW_FORMATS = ("pcm_f32", "pcm_16", "mulaw", "alaw", "wav")  # no codec delay at all

@@ -1,0 +1,62 @@
+"""No dead air (SPEC §6): cut the model's own silence around each piece, put back pauses by punctuation.
+
+Kokoro pads every inference with silence (~290 ms before, ~770 ms after), so sentences
+synthesized one by one would be a second apart and the first sound would come ~0.3 s after
+the first byte. Each inference's audio is cut to `lead_ms` (+ up to one 25 ms frame) before
+its first audible sample and `trail_ms` (+ up to a frame) after its last, and the gap after a piece is chosen by how its text ends: a clause
+mark, a sentence end, or a paragraph break (a newline follows). Gaps are measured between
+audible samples, so a gap of 300 ms appends 300 - lead - trail ms of zeros.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT
+
+# Cuts and pauses fall on the model's 25 ms duration frames, so timestamps stay on its grid.
+MS_PER_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE
+
+_SENTENCE_ENDS = set("。！？!?｡.…।॥")
+_CLAUSE_MARKS = set("、，,;；:：—–")
+_CLOSERS = set("」』）)]}\"'”’»〉》】 \t")
+
+
+@dataclass(frozen=True)
+class Pauses:
+    clause_ms: int = 200
+    sentence_ms: int = 300
+    paragraph_ms: int = 450
+    lead_ms: int = 10  # kept before the first audible sample (soft onsets)
+    trail_ms: int = 40  # kept after the last one (decays)
+    audible_db: float = -42.0  # dBFS: what counts as sound when trimming
+
+    def gap_after(self, text: str, end: int) -> int:
+        """The silence that follows text[:end] when it is spoken, in ms (audible to audible)."""
+        rest = text[end:]
+        if "\n" in rest[: len(rest) - len(rest.lstrip())]:
+            return self.paragraph_ms
+        i = end
+        while i > 0 and text[i - 1] in _CLOSERS:
+            i -= 1
+        last = text[i - 1] if i > 0 else ""
+        if last in _CLAUSE_MARKS:
+            return self.clause_ms
+        return self.sentence_ms  # a sentence end, or text that simply stops
+
+    def padding(self, gap_ms: int) -> np.ndarray:
+        """Zeros that make `gap_ms` between two trimmed pieces."""
+        units = max(0, round((gap_ms - self.lead_ms - self.trail_ms) / MS_PER_UNIT))
+        return np.zeros(units * SAMPLES_PER_DURATION_UNIT, np.float32)
+
+    def trim(self, audio: np.ndarray) -> tuple[int, int]:
+        """The [start, end) sample range of `audio` to keep; (0, 0) for silence only."""
+        audible = np.flatnonzero(np.abs(audio) >= 10 ** (self.audible_db / 20))
+        if audible.size == 0:
+            return 0, 0
+        unit, ms = SAMPLES_PER_DURATION_UNIT, SAMPLE_RATE // 1000
+        start = max(0, (int(audible[0]) - self.lead_ms * ms) // unit) * unit
+        end = min(len(audio), -(-(int(audible[-1]) + 1 + self.trail_ms * ms) // unit) * unit)
+        return start, end
