@@ -32,7 +32,8 @@ async def ping(request: Request) -> JSONResponse:
 def create_app(settings: Settings | None = None, runtime: EngineRuntime | None = None) -> Starlette:
     settings = settings or Settings.from_env()
     runtime = runtime or EngineRuntime(
-        lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads),
+        lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
+                                  settings.pauses),
         inference_workers=settings.inference_workers,
         fast_first_fragment=settings.fast_first_fragment,
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from .engine.pauses import Pauses
+
 
 def _int(name: str, default: int, minimum: int = 0) -> int:
     raw = os.environ.get(name, "").strip()
@@ -40,11 +42,19 @@ class Settings:
     engine: str = "auto"
     device: str = "auto"
     model_dir: str | None = None
+    # Silence between pieces, audible to audible (engine/pauses.py).
+    pause_clause_ms: int = 200
+    pause_sentence_ms: int = 300
+    pause_paragraph_ms: int = 450
     # Admission control (admission.py); None = derived from the engine's measured speed.
     max_syntheses: int | None = None
     max_sessions: int | None = None
     overload_retry_after_s: int = 1
     max_request_bytes: int = 1 << 20  # POST /invocations bodies; a full custom style pack is ~700 KB
+
+    @property
+    def pauses(self) -> Pauses:
+        return Pauses(self.pause_clause_ms, self.pause_sentence_ms, self.pause_paragraph_ms)
 
     @classmethod
     def from_env(cls) -> Settings:
@@ -60,6 +70,9 @@ class Settings:
             engine=_choice("ENGINE", cls.engine, ("auto", "torch", "onnx")),
             device=_choice("DEVICE", cls.device, ("auto", "cuda", "cpu")),
             model_dir=os.environ.get("MODEL_DIR", "").strip() or None,
+            pause_clause_ms=_int("PAUSE_CLAUSE_MS", cls.pause_clause_ms),
+            pause_sentence_ms=_int("PAUSE_SENTENCE_MS", cls.pause_sentence_ms),
+            pause_paragraph_ms=_int("PAUSE_PARAGRAPH_MS", cls.pause_paragraph_ms),
             max_syntheses=_int("MAX_CONCURRENT_SYNTHESES", 0) or None,
             max_sessions=_int("MAX_SESSIONS", 0) or None,
             overload_retry_after_s=_int("OVERLOAD_RETRY_AFTER_S", cls.overload_retry_after_s, 1),

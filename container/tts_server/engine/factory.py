@@ -12,6 +12,7 @@ from .backend import AcousticBackend
 from .g2p.japanese import JapaneseG2P
 from .model_dir import ModelDir, ModelDirError
 from .onnx_backend import OnnxBackend
+from .pauses import Pauses
 from .synthesizer import Synthesizer
 
 
@@ -36,8 +37,8 @@ def build_backend(engine: str = "auto", device: str = "auto", model_dir: str | N
 
 
 def build_synthesizer(engine: str = "auto", device: str = "auto", model_dir: str | None = None,
-                      threads: int | None = None) -> Synthesizer:
-    return Synthesizer(build_backend(engine, device, model_dir, threads), {"ja": JapaneseG2P()})
+                      threads: int | None = None, pauses: Pauses | None = None) -> Synthesizer:
+    return Synthesizer(build_backend(engine, device, model_dir, threads), {"ja": JapaneseG2P()}, pauses)
 
 
 def embedded_synthesizer(threads: int | None = None) -> Synthesizer:

@@ -1,0 +1,43 @@
+"""No dead air (SPEC §6), as a client hears it: the first sound comes right after the first
+byte, and sentences are 150-500 ms apart, on both engines, in raw PCM and in Ogg/Opus."""
+
+import numpy as np
+import pytest
+from server.audio.audio_testkit import decode
+from server.wire import Peer
+
+TEXT = "今日は晴れです。明日は雨が降ります。週末は曇りでしょう。"
+SENTENCES = 3
+AUDIBLE = 10 ** (-40 / 20)  # -40 dBFS
+
+
+def silent_runs_ms(samples: np.ndarray, rate: int, window_ms: int = 5) -> list[tuple[float, float]]:
+    """(start, length) in ms of each run of windows whose peak is below -40 dBFS, between sounds."""
+    size = rate * window_ms // 1000
+    peaks = np.abs(samples[: len(samples) // size * size]).reshape(-1, size).max(axis=1)
+    loud = np.flatnonzero(peaks >= AUDIBLE)
+    runs = []
+    for before, after in zip(loud[:-1], loud[1:]):
+        if after - before > 1:
+            runs.append(((before + 1) * window_ms, (after - before - 1) * window_ms))
+    return runs
+
+
+@pytest.mark.parametrize("engine", ["onnx", "torch"])
+@pytest.mark.parametrize("fmt", ["pcm_16", "opus"])
+async def test_speech_starts_at_once_and_sentences_are_a_pause_apart(request, engine, fmt):
+    server = request.getfixturevalue("speech_server" if engine == "onnx" else "torch_server")
+    peer = await Peer.connect(server.ws_url)
+    await peer.open(format=fmt, audio_frames="binary")
+    await peer.send({"type": "response.create", "text": TEXT, "response_id": "r"})
+    (done,) = await peer.until_done("r")
+    await peer.close()
+    assert done["status"] == "completed"
+    samples, rate = decode(peer.audio_of("r"), fmt, 24000)
+
+    first_audible_ms = np.flatnonzero(np.abs(samples) >= AUDIBLE)[0] * 1000 / rate
+    assert first_audible_ms <= 50
+
+    gaps = [length for _, length in silent_runs_ms(samples, rate) if length >= 120]
+    assert len(gaps) == SENTENCES - 1, gaps
+    assert all(150 <= gap <= 500 for gap in gaps), gaps
