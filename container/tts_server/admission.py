@@ -1,17 +1,20 @@
-"""Admission control: a fixed capacity of synthesis work and of open sessions, shed at once.
+"""Admission control: new work is shed at once when the engine could not serve it in time.
 
 Synthesis work is an HTTP request in flight or the active response of a WebSocket session.
-- An HTTP request that finds all synthesis slots taken gets 503 `service_overloaded` at once.
-- A new WebSocket session that finds all session slots taken gets `service_overloaded` and
-  close code 1013 at once.
-Nothing ever waits for a slot: a queue would only turn overload into silent latency.
-A session already admitted is never refused half-way: its active response takes a synthesis
-slot even above capacity (so HTTP yields to it), but is not limited by it.
+An open WebSocket session that is not speaking costs almost nothing: it takes a connection
+slot (MAX_SESSIONS, generous) and no synthesis capacity.
+- An HTTP request is refused with 503 `service_overloaded` at once when the synthesis slots are
+  all taken or the scheduler predicts its first audio later than TARGET_FIRST_AUDIO_MS.
+- A new WebSocket session is refused with `service_overloaded` and close code 1013 at once when
+  the connection cap is reached or the engine is saturated the same way (it would starve the
+  streams already admitted).
+Nothing ever waits for a slot: a queue would only turn overload into silent latency. A session
+already admitted is never refused half-way: its responses take a synthesis slot even above
+capacity (so HTTP yields to them), and the scheduler orders its pieces with everyone else's.
 
-Default capacity, from the real-time factor the runtime measured at warm-up (engine seconds
-per second of audio, `rtf`), when MAX_CONCURRENT_SYNTHESES / MAX_SESSIONS are not set:
-    syntheses = max(1, floor(inference_workers / rtf))  # responses that all still stream in real time
-    sessions  = SESSIONS_PER_SYNTHESIS * syntheses      # a voice-agent session speaks ~1/4 of the time
+Capacity, when MAX_CONCURRENT_SYNTHESES is not set, comes from the warm-up's real-time factors
+per batch size (engine seconds per second of audio, `rtf[b]`): the most streams that one model
+thread keeps ahead of playback, max over b of floor(1 / rtf[b]).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import math
 from .protocol.errors import ErrorCode, ProtocolError
 from .runtime import EngineRuntime
 
-SESSIONS_PER_SYNTHESIS = 4
+FIRST_PIECE_AUDIO_S = 2.0  # a typical first piece (the fast first fragment), for the prediction
 OVERLOADED_MESSAGE = "server at capacity, retry later"
 MODEL_LOADING_RETRY_AFTER_S = 5
 
@@ -41,8 +44,9 @@ class Slot:
 class Gauge:
     """Slots in use against a limit. Event-loop only, so no lock."""
 
-    def __init__(self, limit):
+    def __init__(self, limit, busy=lambda: False):
         self._limit = limit  # a callable: the limit may only be known once the model is warm
+        self._busy = busy  # a callable: True refuses new slots whatever the count
         self.in_use = 0
 
     @property
@@ -50,7 +54,7 @@ class Gauge:
         return self._limit()
 
     def try_take(self) -> Slot | None:
-        if self.in_use >= self.limit:
+        if self.in_use >= self.limit or self._busy():
             return None
         return self.take()
 
@@ -61,25 +65,40 @@ class Gauge:
 
 
 class Admission:
-    def __init__(self, runtime: EngineRuntime, max_syntheses: int | None = None, max_sessions: int | None = None,
-                 retry_after_s: int = 1):
+    def __init__(self, runtime: EngineRuntime, max_syntheses: int | None = None, max_sessions: int = 512,
+                 retry_after_s: int = 1, target_first_audio_ms: int = 2000):
         self._runtime = runtime
         self._max_syntheses = max_syntheses
-        self._max_sessions = max_sessions
+        self._target_first_audio_s = target_first_audio_ms / 1000
         self.retry_after_s = retry_after_s
-        self.syntheses = Gauge(self._synthesis_limit)
-        self.sessions = Gauge(self._session_limit)
+        self.syntheses = Gauge(self._synthesis_limit, self._late)
+        self.sessions = Gauge(lambda: max_sessions, self._saturated)
 
     def _synthesis_limit(self) -> int:
         if self._max_syntheses:
             return self._max_syntheses
-        rtf = self._runtime.realtime_factor
-        if not rtf:
+        profile = self._runtime.profile
+        if not profile:
             return 1  # not measured (yet): nothing is admitted before the model is ready anyway
-        return max(1, math.floor(self._runtime.inference_workers / rtf))
+        return max(1, max(math.floor(1 / rtf) for rtf in profile.values()))
 
-    def _session_limit(self) -> int:
-        return self._max_sessions or SESSIONS_PER_SYNTHESIS * self._synthesis_limit()
+    def _work_ahead(self) -> int:
+        scheduler = self._runtime.scheduler
+        return scheduler.queued_first_pieces + (1 if scheduler.batch_started is not None else 0)
+
+    def predicted_first_audio_s(self) -> float:
+        """When new work would start speaking: the first pieces queued before it, the batch on the
+        model now, then its own first piece, each about a first piece's worth of model time."""
+        return (self._work_ahead() + 1) * (self._runtime.realtime_factor or 0.0) * FIRST_PIECE_AUDIO_S
+
+    def _late(self) -> bool:
+        """First pieces already wait in line and new work would start speaking past the target.
+        Without such a queue the engine takes work, however slow it is."""
+        queued = self._runtime.scheduler.queued_first_pieces > 0
+        return queued and self.predicted_first_audio_s() > self._target_first_audio_s
+
+    def _saturated(self) -> bool:
+        return self.syntheses.in_use >= self.syntheses.limit or self._late()
 
     def overloaded(self) -> ProtocolError:
         return ProtocolError(ErrorCode.SERVICE_OVERLOADED, OVERLOADED_MESSAGE, retry_after=self.retry_after_s)
@@ -96,4 +115,6 @@ class Admission:
             "max_syntheses": self.syntheses.limit,
             "sessions": self.sessions.in_use,
             "max_sessions": self.sessions.limit,
+            "streams": self._runtime.scheduler.active_streams,
+            "predicted_first_audio_ms": round(self.predicted_first_audio_s() * 1000),
         }

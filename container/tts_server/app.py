@@ -33,8 +33,7 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
     settings = settings or Settings.from_env()
     runtime = runtime or EngineRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
-                                  settings.pauses),
-        inference_workers=settings.inference_workers,
+                                  settings.pauses, settings.max_batch),
         fast_first_fragment=settings.fast_first_fragment,
     )
 
@@ -42,7 +41,7 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
     async def lifespan(app: Starlette):
         runtime.start()
         yield
-        runtime.shutdown()
+        await runtime.shutdown()
 
     app = Starlette(
         routes=[
@@ -56,5 +55,5 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
     app.state.settings = settings
     app.state.runtime = runtime
     app.state.admission = Admission(runtime, settings.max_syntheses, settings.max_sessions,
-                                    settings.overload_retry_after_s)
+                                    settings.overload_retry_after_s, settings.target_first_audio_ms)
     return app

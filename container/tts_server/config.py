@@ -34,7 +34,7 @@ class Settings:
     host: str = "0.0.0.0"
     port: int = 8080
     max_pending_responses: int = 15
-    inference_workers: int = 1
+    max_batch: int | None = None  # pieces per model run; None = the backend's default (1 on ONNX)
     inference_threads: int | None = None  # intra-op threads per inference; None = all cores
     fast_first_fragment: int | None = 10  # cut a long first sentence at a clause past this many chars
     model_id: str = "kokoro-82m"  # what a request's `model` field must equal
@@ -46,9 +46,10 @@ class Settings:
     pause_clause_ms: int = 200
     pause_sentence_ms: int = 300
     pause_paragraph_ms: int = 450
-    # Admission control (admission.py); None = derived from the engine's measured speed.
+    # Admission control (admission.py); syntheses None = derived from the engine's measured speed.
     max_syntheses: int | None = None
-    max_sessions: int | None = None
+    max_sessions: int = 512  # open sessions: a connection cap only, idle ones cost almost nothing
+    target_first_audio_ms: int = 2000  # shed new work predicted to start speaking later than this
     overload_retry_after_s: int = 1
     max_request_bytes: int = 1 << 20  # POST /invocations bodies; a full custom style pack is ~700 KB
 
@@ -63,7 +64,7 @@ class Settings:
             host=os.environ.get("HOST", cls.host),
             port=_int("PORT", cls.port, 1),
             max_pending_responses=_int("WS_MAX_PENDING_RESPONSES", cls.max_pending_responses),
-            inference_workers=_int("INFERENCE_WORKERS", cls.inference_workers, 1),
+            max_batch=_int("MAX_BATCH", 0) or None,
             inference_threads=_int("INFERENCE_THREADS", 0) or None,
             fast_first_fragment=fast or None,
             model_id=os.environ.get("MODEL_ID", "").strip() or cls.model_id,
@@ -74,7 +75,8 @@ class Settings:
             pause_sentence_ms=_int("PAUSE_SENTENCE_MS", cls.pause_sentence_ms),
             pause_paragraph_ms=_int("PAUSE_PARAGRAPH_MS", cls.pause_paragraph_ms),
             max_syntheses=_int("MAX_CONCURRENT_SYNTHESES", 0) or None,
-            max_sessions=_int("MAX_SESSIONS", 0) or None,
+            max_sessions=_int("MAX_SESSIONS", cls.max_sessions, 1),
+            target_first_audio_ms=_int("TARGET_FIRST_AUDIO_MS", cls.target_first_audio_ms, 1),
             overload_retry_after_s=_int("OVERLOAD_RETRY_AFTER_S", cls.overload_retry_after_s, 1),
             max_request_bytes=_int("MAX_REQUEST_BYTES", cls.max_request_bytes, 1024),
         )

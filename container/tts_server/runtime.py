@@ -1,4 +1,5 @@
-"""The server-wide engine runtime: loads the model off the event loop, owns the worker pools."""
+"""The server-wide engine runtime: loads the model off the event loop, owns the scheduler and the
+thread pools for text (G2P) and codecs."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .engine.model_dir import ModelDirError
 from .engine.synthesizer import Synthesizer
+from .scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
@@ -20,22 +22,22 @@ WARMUP_TEXT_LATIN = "Hello, the voice is ready."
 class EngineRuntime:
     """Ready once the synthesizer is loaded and warmed up; /ping reports exactly that.
 
-    Inference runs on its own pool (sized to the engine's parallelism) so that codec work
-    for one response never waits behind inference for another.
+    Model runs belong to the scheduler (its own thread); G2P and codecs have their own pools so
+    that text and encoding work for one response never waits behind the model for another.
     """
 
-    def __init__(self, load: Callable[[], Synthesizer], inference_workers: int = 1, codec_workers: int = 2,
+    def __init__(self, load: Callable[[], Synthesizer], codec_workers: int = 2, text_workers: int = 2,
                  fast_first_fragment: int | None = 10):
         self._load = load
-        self.inference = ThreadPoolExecutor(inference_workers, thread_name_prefix="inference")
+        self.scheduler = Scheduler()
+        self.text = ThreadPoolExecutor(text_workers, thread_name_prefix="text")
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
         self.fast_first_fragment = fast_first_fragment
         self.synthesizer: Synthesizer | None = None
         self.load_error: str | None = None  # one line: what is wrong (the file, for weights)
-        self.inference_workers = inference_workers
-        # Engine seconds per second of audio, measured on the warm-up text (worst language);
-        # admission control derives its default capacity from it.
-        self.realtime_factor: float | None = None
+        # Engine seconds per second of audio at each batch size, measured at warm-up;
+        # admission control predicts capacity and first-audio delay from it.
+        self.profile: dict[int, float] = {}
         self._ready = threading.Event()
         # (response_id, engine seconds behind its first audio chunk): lets the benchmark
         # tell the server's own overhead from the engine's time.
@@ -53,14 +55,21 @@ class EngineRuntime:
         backend = synthesizer.backend
         return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages}
 
+    @property
+    def realtime_factor(self) -> float | None:
+        """Engine seconds per second of audio for one piece alone."""
+        return self.profile.get(1)
+
     def start(self) -> None:
+        """Call from the event loop: the scheduler's loop starts now, the model loads in a thread."""
+        self.scheduler.start()
         threading.Thread(target=self._load_and_warm_up, name="model-loader", daemon=True).start()
 
     def _load_and_warm_up(self) -> None:
         began = time.perf_counter()
         try:
             synthesizer = self._load()
-            factor = self._warm_up(synthesizer)
+            profile = self._warm_up(synthesizer)
         except ModelDirError as error:  # broken weights: one line naming the file, /ping stays 503
             self.load_error = str(error)
             log.error("model failed to load: %s", error)
@@ -70,22 +79,36 @@ class EngineRuntime:
             log.exception("model failed to load")
             return
         self.synthesizer = synthesizer
-        self.realtime_factor = factor
+        self.profile = profile
+        self.scheduler.runner = synthesizer.runner
         self._ready.set()
         backend = synthesizer.backend
-        log.info("model ready in %.1f s: engine %s on %s, languages %s, real-time factor %.2f",
-                 time.perf_counter() - began, backend.name, backend.device, ", ".join(synthesizer.languages),
-                 self.realtime_factor or 0.0)
+        speeds = ", ".join(f"batch {size}: {factor:.2f}" for size, factor in profile.items())
+        log.info("model ready in %.1f s: engine %s on %s, languages %s; real-time factor %s",
+                 time.perf_counter() - began, backend.name, backend.device, ", ".join(synthesizer.languages), speeds)
 
     @staticmethod
-    def _warm_up(synthesizer: Synthesizer) -> float:
-        """Run every language's G2P once (first use loads dictionaries), and measure the engine's
-        real-time factor on the default language's text."""
+    def _warm_up(synthesizer: Synthesizer) -> dict[int, float]:
+        """Run every language's G2P once (first use loads dictionaries), then time the model on the
+        default language's text at each batch size up to the runner's: batch size -> engine
+        seconds per second of audio."""
         for language in synthesizer.languages:
             text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
             synthesizer.tokenize(text, 0, len(text), language)
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
-        segment = synthesizer.synthesize(text, 0, len(text), synthesizer.voice_book(language).resolve("default"), 1.0,
-                                         language)
-        return segment.engine_seconds / max(segment.duration_ms / 1000, 0.001)
+        style = synthesizer.voice_book(language).resolve("default")
+        segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)  # first run: lazy init
+        job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
+        profile, size = {}, 1
+        while size <= synthesizer.runner.max_batch:
+            began = time.perf_counter()
+            synthesizer.runner.run([job] * size)
+            profile[size] = (time.perf_counter() - began) / (size * max(segment.duration_ms / 1000, 0.001))
+            size *= 2
+        return profile
+
+    async def shutdown(self) -> None:
+        await self.scheduler.stop()
+        self.text.shutdown(wait=False, cancel_futures=True)
+        self.codec.shutdown(wait=False, cancel_futures=True)

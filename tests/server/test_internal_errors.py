@@ -23,7 +23,8 @@ from running_server import free_port
 from tts_client.sse import SSEReader
 from tts_server.app import create_app
 from tts_server.config import Settings
-from tts_server.engine.synthesizer import SegmentAudio
+from tts_server.engine.output import SegmentAudio
+from tts_server.engine.tokens import Job, Piece
 from tts_server.engine.voices import VoiceBook
 from tts_server.runtime import EngineRuntime
 
@@ -32,27 +33,40 @@ REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
 
 
 class FailingSynthesizer:
+    """A stand-in engine: 'BOOM' in a sentence makes its model run raise SECRET."""
+
     languages = ["ja"]
     backend = SimpleNamespace(name="failing-test-engine", device="cpu")
+    max_batch = 1
 
     def __init__(self):
         self._book = VoiceBook({"jf_alpha": np.zeros((510, 256), np.float32)}, 510)
+        self.runner = self
 
     def language(self, requested, speaker_id=None):
         return requested or "ja"
-
-    def tokenize(self, text, start, end, language):
-        return [], []
 
     def voice_book(self, language):
         if language == "zz":
             raise RuntimeError(SECRET)
         return self._book
 
-    def synthesize(self, text, start, end, style, speed, language):
-        if "BOOM" in text[start:end]:
-            raise RuntimeError(SECRET)
+    def tokenize(self, text, start, end, language):
+        return [], []
+
+    def prepare(self, text, start, end, style, speed, language):
+        return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
+
+    def run(self, jobs):
         time.sleep(0.05)
+        return [job for job in jobs]
+
+    def assemble(self, piece, results, engine_seconds):
+        if "BOOM" in piece.text[piece.start : piece.end]:
+            raise RuntimeError(SECRET)
+        return SegmentAudio(np.full(4800, 0.1, np.float32), [], 0.05)
+
+    def synthesize(self, text, start, end, style, speed, language):  # the runtime's warm-up
         return SegmentAudio(np.full(4800, 0.1, np.float32), [], 0.05)
 
 

@@ -37,8 +37,9 @@ def build_backend(engine: str = "auto", device: str = "auto", model_dir: str | N
 
 
 def build_synthesizer(engine: str = "auto", device: str = "auto", model_dir: str | None = None,
-                      threads: int | None = None, pauses: Pauses | None = None) -> Synthesizer:
-    return Synthesizer(build_backend(engine, device, model_dir, threads), {"ja": JapaneseG2P()}, pauses)
+                      threads: int | None = None, pauses: Pauses | None = None,
+                      max_batch: int | None = None) -> Synthesizer:
+    return Synthesizer(build_backend(engine, device, model_dir, threads), {"ja": JapaneseG2P()}, pauses, max_batch)
 
 
 def embedded_synthesizer(threads: int | None = None) -> Synthesizer:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from ..engine.synthesizer import Alignment
+from ..engine.output import Alignment
 from ..protocol.errors import ProtocolError
 
 

@@ -1,7 +1,8 @@
 """Renders one response: sentence by sentence, each sentence's audio leaves as soon as it exists.
 
-Everything CPU-bound runs in the runtime's thread pools; this coroutine only awaits and
-forwards.
+Each sentence is a piece: G2P in the text pool, the model through the scheduler (which orders
+it against every other session's pieces), encoding in the codec pool. This coroutine only
+awaits and forwards; cancelling it drops its queued piece from the scheduler at once.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from tts_client.chunker import split_sentences
 
 from ..audio.pipeline import AudioOutput
 from ..engine.backend import SAMPLE_RATE
-from ..engine.synthesizer import Alignment, SegmentAudio
+from ..engine.output import Alignment, SegmentAudio
 from ..runtime import EngineRuntime
+from ..scheduler import Stream
 from .events import AudioChunk, EngineEvent, ResponseDone, Status
 from .request import ResponseRequest
 
@@ -36,33 +38,48 @@ class ResponseRenderer:
         request = self.request
         loop = asyncio.get_running_loop()
         spans = split_sentences(request.text, fast_first_fragment=self.runtime.fast_first_fragment)
+        stream = self.runtime.scheduler.open_stream(request.response_id)
         produced_ms = 0
         truncated = False
-        for span in spans:
-            # One sentence at a time, each sent before the next one's inference starts: on a
-            # CPU engine, inference running beside the encoder and the send would delay both.
-            segment = await self._synthesize(loop, span)
-            audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
-            if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
-                audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
-                truncated = True
-            produced_ms += len(audio) * 1000 // SAMPLE_RATE
-            await self._send(await loop.run_in_executor(self.runtime.codec, self._output.push, audio), alignments)
-            if not self._first_audio_sent:
-                self._first_audio_sent = True
-                self.runtime.first_audio_engine_seconds.append((request.response_id, segment.engine_seconds))
-            if truncated:
-                break
+        upcoming = self._piece(spans[0], stream, first=True) if spans else None
+        try:
+            for index in range(len(spans)):
+                segment = await upcoming
+                # The next piece goes to the scheduler now, so the model can run it while this one
+                # is encoded and sent; the scheduler decides when, by how soon this stream runs dry.
+                upcoming = self._piece(spans[index + 1], stream, first=False) if index + 1 < len(spans) else None
+                audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
+                if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
+                    audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
+                    truncated = True
+                produced_ms += len(audio) * 1000 // SAMPLE_RATE
+                await self._send(await loop.run_in_executor(self.runtime.codec, self._output.push, audio), alignments)
+                stream.sent(len(audio) / SAMPLE_RATE)
+                if not self._first_audio_sent:
+                    self._first_audio_sent = True
+                    self.runtime.first_audio_engine_seconds.append((request.response_id, segment.engine_seconds))
+                if truncated:
+                    break
+        finally:
+            if upcoming is not None:
+                upcoming.cancel()
+            self.runtime.scheduler.close_stream(stream)
         await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [])
         status = Status.TRUNCATED if truncated else Status.COMPLETED
         return ResponseDone(request.response_id, status, len(request.text), self.audio_ms)
 
-    def _synthesize(self, loop: asyncio.AbstractEventLoop, span: tuple[int, int]) -> asyncio.Future[SegmentAudio]:
-        request, voice = self.request, self.request.voice
-        synthesize = self.runtime.synthesizer.synthesize
-        return loop.run_in_executor(
-            self.runtime.inference, synthesize, request.text, span[0], span[1], voice.style, voice.speed, voice.language
-        )
+    def _piece(self, span: tuple[int, int], stream: Stream, first: bool) -> asyncio.Task[SegmentAudio]:
+        return asyncio.ensure_future(self._synthesize(span, stream, first))
+
+    async def _synthesize(self, span: tuple[int, int], stream: Stream, first: bool) -> SegmentAudio:
+        """G2P in the text pool, the model through the scheduler, output processing in the codec pool."""
+        loop, runtime, request, voice = asyncio.get_running_loop(), self.runtime, self.request, self.request.voice
+        synthesizer = runtime.synthesizer
+        piece = await loop.run_in_executor(runtime.text, synthesizer.prepare, request.text, span[0], span[1],
+                                           voice.style, voice.speed, voice.language)
+        results, model_seconds = await runtime.scheduler.run(piece.jobs, stream, first)
+        return await loop.run_in_executor(runtime.codec, synthesizer.assemble, piece, results,
+                                          piece.g2p_seconds + model_seconds)
 
     async def _send(self, audio: bytes, alignments: list[Alignment]) -> None:
         if not audio and not alignments:
@@ -73,7 +90,6 @@ class ResponseRenderer:
         self._sequence += 1
         # Shielded: a cancel stops the response, never a frame half-way out of the socket.
         await asyncio.shield(self._emit(chunk))
-
 
 def _cut(audio, alignments: list[Alignment], keep_ms: int, limit_ms: int):
     """Audio and timestamps up to max_length; a word cut in half keeps its clipped end."""

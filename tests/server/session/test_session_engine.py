@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tts_server.audio.formats import negotiate
-from tts_server.engine.synthesizer import Alignment, SegmentAudio
+from tts_server.engine.output import Alignment, SegmentAudio
+from tts_server.engine.tokens import Job, Piece
 from tts_server.protocol.errors import ProtocolError
 from tts_server.runtime import EngineRuntime
 from tts_server.session.engine import SessionEngine
@@ -18,28 +19,52 @@ from tts_server.session.request import ResponseRequest, Voice
 
 
 class ScriptedSynthesizer:
-    """100 ms of tone per character; 'FAIL' in a sentence raises; a gate can hold inference."""
+    """100 ms of tone per character; 'FAIL' in a sentence raises; a gate can hold the model.
+
+    Stands in for the synthesizer's three steps (prepare, the runner's run, assemble) behind the
+    real scheduler."""
+
+    max_batch = 1
 
     def __init__(self):
         self.gate = threading.Event()
         self.gate.set()
         self.calls = []
+        self.runner = self
 
-    def synthesize(self, text, start, end, style, speed, language):
+    def prepare(self, text, start, end, style, speed, language):
+        job = Job(tuple(range(end - start)), style, speed)
+        return Piece(text, start, end, [], [], [job], 0.0)
+
+    def run(self, jobs):
+        return [self._infer(job) for job in jobs]
+
+    def _infer(self, job):
         self.gate.wait(5)
-        sentence = text[start:end]
+        return len(job.ids)
+
+    def assemble(self, piece, results, engine_seconds):
+        sentence = piece.text[piece.start : piece.end]
         self.calls.append(sentence)
         if "FAIL" in sentence:
             raise RuntimeError("engine exploded")
-        samples = np.full(2400 * len(sentence), 0.1, np.float32)
-        alignments = [Alignment(sentence, start, end, 0, 100 * len(sentence))]
-        return SegmentAudio(samples, alignments, 0.001)
+        samples = np.full(2400 * results[0], 0.1, np.float32)
+        alignments = [Alignment(sentence, piece.start, piece.end, 0, 100 * len(sentence))]
+        return SegmentAudio(samples, alignments, engine_seconds)
+
+
+def scripted_runtime(synthesizer):
+    """A runtime whose scheduler runs the double (call inside the event loop)."""
+    runtime = EngineRuntime(lambda: synthesizer, fast_first_fragment=None)
+    runtime.synthesizer = synthesizer
+    runtime.scheduler.runner = synthesizer
+    runtime.scheduler.start()
+    return runtime
 
 
 def make_engine(max_pending=15):
     synthesizer = ScriptedSynthesizer()
-    runtime = EngineRuntime(lambda: synthesizer, fast_first_fragment=None)
-    runtime.synthesizer = synthesizer
+    runtime = scripted_runtime(synthesizer)
     events = []
 
     async def emit(event):
@@ -180,8 +205,7 @@ def test_every_accepted_response_gets_exactly_one_done(ops):
 
 async def test_cancel_while_response_created_is_still_being_sent():
     synthesizer = ScriptedSynthesizer()
-    runtime = EngineRuntime(lambda: synthesizer, fast_first_fragment=None)
-    runtime.synthesizer = synthesizer
+    runtime = scripted_runtime(synthesizer)
     events, slow_socket = [], asyncio.Event()
 
     async def emit(event):

@@ -1,0 +1,24 @@
+"""The model runner: jobs in, the backend's audio and durations out, one batch at a time.
+
+Only the scheduler calls it, from its one model thread. A backend that can batch
+(`infer_batch`) gets pieces of different sessions together; others run them one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .backend import AcousticBackend, Inference
+from .tokens import Job
+
+
+class ModelRunner:
+    def __init__(self, backend: AcousticBackend, max_batch: int | None = None):
+        self.backend = backend
+        batched = getattr(backend, "infer_batch", None) is not None
+        self.max_batch = max(1, max_batch or getattr(backend, "default_max_batch", 1)) if batched else 1
+
+    def run(self, jobs: Sequence[Job]) -> list[Inference]:
+        if len(jobs) == 1 or self.max_batch == 1:
+            return [self.backend.infer(job.ids, job.style, job.speed) for job in jobs]
+        return self.backend.infer_batch([(job.ids, job.style, job.speed) for job in jobs])
