@@ -1,0 +1,80 @@
+"""English G2P (en-US, en-GB): misaki's, built as kokoro's KPipeline builds it, with offsets.
+
+misaki tokenizes with spaCy and returns tokens whose text and whitespace, joined, give back
+its (preprocessed) input, so each token's place in the source is found by walking the text.
+Phonemes are joined as KPipeline joins them: token, then one space if whitespace followed.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+
+from .base import PhonemeSpan
+from .spans import separator, settle
+from . import spacy_model
+
+_LINES = re.compile(r"[^\n]+")
+
+
+class EnglishG2P:
+    def __init__(self, british: bool = False):
+        spacy_model.install()  # before misaki imports spaCy's model: never a download
+        from misaki import en, espeak
+
+        self.language = "en-GB" if british else "en-US"
+        self._link = en.LINK_REGEX
+        self._g2p = en.G2P(trf=False, british=british, fallback=espeak.EspeakFallback(british=british), unk="")
+        self._lock = threading.Lock()  # espeak (the fallback) keeps global state
+
+    def __call__(self, text: str) -> list[PhonemeSpan]:
+        pieces: list[PhonemeSpan] = []
+        for line in _LINES.finditer(text):  # KPipeline splits on newlines first
+            if not line.group().strip():
+                continue
+            if pieces:
+                pieces.append(separator(pieces))
+            pieces += self._line(line.group(), line.start())
+        return settle(pieces, "".join(p.phonemes for p in pieces), text)
+
+    def phonemes(self, text: str) -> str:
+        return "".join(p.phonemes for p in self(text))
+
+    def _line(self, line: str, offset: int) -> list[PhonemeSpan]:
+        prepared, origin = self._preprocess(line, offset)
+        with self._lock:
+            _, tokens = self._g2p(line)
+        pieces: list[PhonemeSpan] = []
+        cursor, glued = 0, None
+        for token in tokens:
+            start, end = cursor, cursor + len(token.text)
+            cursor = end + len(token.whitespace)
+            if prepared[start:end] != token.text:
+                raise AssertionError(f"misaki token {token.text!r} not at {start} of {prepared!r}")
+            if token.phonemes:
+                first = glued if glued is not None else origin[start]
+                pieces.append(PhonemeSpan(token.phonemes, first, origin[end - 1] + 1))
+                glued = None
+            elif not token.whitespace and glued is None:
+                glued = origin[start]  # a silent "$" in "$5": its word starts here
+            if token.whitespace:
+                pieces.append(separator(pieces))
+                glued = None
+        while pieces and pieces[0].phonemes == " ":
+            pieces.pop(0)
+        while pieces and pieces[-1].phonemes == " ":
+            pieces.pop()
+        return pieces
+
+    def _preprocess(self, line: str, offset: int) -> tuple[str, list[int]]:
+        """misaki's G2P.preprocess (strip, markdown links keep their text) with offsets."""
+        start = len(line) - len(line.lstrip())
+        stripped = line[start:]
+        prepared, origin, last = "", [], 0
+        for match in self._link.finditer(stripped):
+            prepared += stripped[last : match.start()] + match.group(1)
+            origin += list(range(last, match.start())) + list(range(match.start(1), match.end(1)))
+            last = match.end()
+        prepared += stripped[last:]
+        origin += list(range(last, len(stripped)))
+        return prepared, [offset + start + i for i in origin]
