@@ -171,3 +171,33 @@ def test_multiline_text_reads_line_by_line_like_kokoro(g2ps, kokoro_pipelines):
     pieces = g2ps.get("en-US")(text)
     assert "".join(p.phonemes for p in pieces) == expected
     assert text[pieces[-2].start : pieces[-2].end] == "too"
+
+
+# Messy input (digits, stray marks, mixed scripts, blank lines) for a property test per language.
+ALPHABETS = {
+    "en-US": list("abcde ABC.,!?'\"-$%()[]/:;0123456789") + ["Dr.", " the ", "U.S.", "\n", "—", "é", "你", "  "],
+    "en-GB": list("abcde .,!?'-£0123456789") + [" colour ", "\n"],
+    "es": list("abcdeñáé ¿¡?!.,«»()0123456789-") + [" el ", "\n", "—", "你", "  ", "1.5"],
+    "fr": list("abcéèà ',.!?«»:;()0123456789-") + [" les ", "\n", "—", "\u00a0", "  "],
+    "hi": list("मेराना महै।॥,?!0123456789 ") + ["abc", "\n", "  "],
+    "it": list("abcè ',.!?0123456789") + ["dell'", "\n"],
+    "pt-BR": list("abcãçé ,.!?0123456789") + ["\n"],
+    "zh": list("你好世界，。！？、：；「」（）《》0123456789.% abcAB") + ["\n", "  ", "二零"],
+}
+
+
+@pytest.mark.parametrize("code", list(ALPHABETS))
+def test_any_text_speaks_like_kokoro_in_ordered_pieces(g2ps, kokoro_pipelines, code):
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    @settings(max_examples=40, deadline=None)
+    @given(st.lists(st.sampled_from(ALPHABETS[code]), max_size=30).map("".join))
+    def check(text):
+        pieces = g2ps.get(code)(text)
+        assert "".join(p.phonemes for p in pieces) == " ".join(r.phonemes for r in kokoro_pipelines(code)(text))
+        words = [p for p in pieces if p.start < p.end]
+        assert all(a.end <= b.start for a, b in zip(words, words[1:]))
+        assert all(0 <= p.start <= p.end <= len(text) for p in pieces)
+
+    check()

@@ -12,10 +12,11 @@ import logging
 import re
 
 from .base import PhonemeSpan
-from .spans import OriginMap, settle
+from .spans import OriginMap, separator, settle
 
 _HAN_OR_NOT = re.compile("[\u4e00-\u9fff]+|[^\u4e00-\u9fff]+")
 _SPACES_OR_NOT = re.compile(r"\s+|\S+")
+_LINES = re.compile(r"[^\n]+")
 
 
 class ChineseG2P:
@@ -33,6 +34,15 @@ class ChineseG2P:
         self._punctuation = _punctuation_table(zh.ZHG2P.map_punctuation)
 
     def __call__(self, text: str) -> list[PhonemeSpan]:
+        pieces: list[PhonemeSpan] = []
+        for line in _LINES.finditer(text):  # KPipeline splits on newlines first
+            line_pieces = self._line(line.group())
+            if pieces and line_pieces:
+                pieces.append(separator(pieces))
+            pieces += [PhonemeSpan(p.phonemes, p.start + line.start(), p.end + line.start()) for p in line_pieces]
+        return settle(pieces, "".join(p.phonemes for p in pieces), text)
+
+    def _line(self, text: str) -> list[PhonemeSpan]:
         if not text.strip():
             return []
         mapped = OriginMap(text)
@@ -45,7 +55,7 @@ class ChineseG2P:
                 cursor = run.start()
                 for i, word in enumerate(self._jieba.lcut(run.group(), cut_all=False)):
                     if i:
-                        pieces.append(PhonemeSpan(" ", pieces[-1].end, pieces[-1].end))
+                        pieces.append(separator(pieces))
                     phonemes = self._zh.word2ipa(word).replace(chr(815), "")
                     pieces.append(PhonemeSpan(phonemes, *mapped.span(cursor, cursor + len(word))))
                     cursor += len(word)
@@ -53,8 +63,7 @@ class ChineseG2P:
                 for part in _SPACES_OR_NOT.finditer(run.group()):
                     a, b = run.start() + part.start(), run.start() + part.end()
                     if part.group().isspace():
-                        end = pieces[-1].end if pieces else 0
-                        pieces.append(PhonemeSpan(part.group(), end, end))
+                        pieces.append(separator(pieces, part.group()))
                     else:
                         pieces.append(PhonemeSpan(part.group().replace(chr(815), ""), *mapped.span(a, b)))
         return settle(pieces, self._reference(text)[0], text)

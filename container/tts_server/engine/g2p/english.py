@@ -11,7 +11,7 @@ import re
 import threading
 
 from .base import PhonemeSpan
-from .spans import separator, settle
+from .spans import separator, settle, whole
 from . import spacy_model
 
 _LINES = re.compile(r"[^\n]+")
@@ -47,10 +47,13 @@ class EnglishG2P:
         pieces: list[PhonemeSpan] = []
         cursor, glued = 0, None
         for token in tokens:
-            start, end = cursor, cursor + len(token.text)
-            cursor = end + len(token.whitespace)
-            if prepared[start:end] != token.text:
-                raise AssertionError(f"misaki token {token.text!r} not at {start} of {prepared!r}")
+            place = _locate(prepared, cursor, token.text)
+            if place is None:  # misaki rewrote the text beyond recognition: one piece for the line
+                phonemes = "".join((t.phonemes or "") + (" " if t.whitespace else "") for t in tokens).strip()
+                piece = whole(phonemes, line, 0, len(line))
+                return [PhonemeSpan(phonemes, piece.start + offset, piece.end + offset)] if phonemes else []
+            start, end = place
+            cursor = end
             if token.phonemes:
                 first = glued if glued is not None else origin[start]
                 pieces.append(PhonemeSpan(token.phonemes, first, origin[end - 1] + 1))
@@ -78,3 +81,20 @@ class EnglishG2P:
         prepared += stripped[last:]
         origin += list(range(last, len(stripped)))
         return prepared, [offset + start + i for i in origin]
+
+
+def _locate(text: str, cursor: int, token: str) -> tuple[int, int] | None:
+    """Where a token sits at or after cursor: verbatim, or with characters misaki dropped
+    from a merged token ("9['b" is read as "9[b"); None when it is not there at all."""
+    while cursor < len(text) and text[cursor].isspace() and not token[:1].isspace():
+        cursor += 1
+    if text.startswith(token, cursor):
+        return cursor, cursor + len(token)
+    i, start = cursor, None
+    for char in token:
+        found = text.find(char, i, i + 8)
+        if found < 0:
+            return None
+        start = found if start is None else start
+        i = found + 1
+    return (start, i) if start is not None else None

@@ -46,7 +46,7 @@ class EspeakG2P:
         return settle(pieces, "".join(p.phonemes for p in pieces), text)
 
     def _line(self, text: str, start: int, end: int) -> list[PhonemeSpan]:
-        words = [(m.start() + start, m.end() + start) for m in _WORDS.finditer(text, start, end)]
+        words = [m.span() for m in _WORDS.finditer(text, start, end)]
         with self._lock:
             phonemes = self._g2p(text[start:end].strip())[0]
             alone = [self._g2p(text[a:b])[0] for a, b in words]
