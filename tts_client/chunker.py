@@ -34,9 +34,15 @@ ABBREVIATIONS = frozenset(
 )
 _LATIN = "A-Za-zÀ-ÖØ-öø-ɏ"
 _WORD_BEFORE_DOT = re.compile(rf"([{_LATIN}][{_LATIN}.]*)$")
+# Hindi writes titles with a period too (डॉ. शर्मा); its sentences end with a danda.
+DEVANAGARI_ABBREVIATIONS = frozenset("डॉ प्रो श्री श्रीमती सुश्री कु पं मो".split())
+_DEVANAGARI_BEFORE_DOT = re.compile("([\u0900-\u0963\u0966-\u097f]+)$")
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
+    devanagari = _DEVANAGARI_BEFORE_DOT.search(text, 0, dot)
+    if devanagari:
+        return devanagari.group(1) in DEVANAGARI_ABBREVIATIONS
     match = _WORD_BEFORE_DOT.search(text, 0, dot)
     if not match:
         return False

@@ -146,6 +146,7 @@ def test_devanagari_danda_and_double_danda_end_sentences():
         "भारत महान है॥",
         "अंत",
     ]
+    assert sentences("डॉ. शर्मा आए। वे खुश थे. फिर गए।") == ["डॉ. शर्मा आए।", "वे खुश थे.", "फिर गए।"]
 
 
 def test_spanish_inverted_marks_open_a_sentence_and_are_never_cut_inside():
@@ -172,7 +173,7 @@ def test_french_guillemets_with_spaces_stay_with_their_sentence():
 MULTILINGUAL = (
     "¡Hola! ¿Qué tal, Sra. Pérez? Muy bien.¿Y usted? "
     "« Bonjour ! » dit-il. Il a 3,5 ans. "
-    "मेरा नाम राम है। मैं ठीक हूँ॥ "
+    "डॉ. राम यहाँ है। मैं ठीक हूँ॥ "
     "你好，世界！今天很好。"
 )
 
