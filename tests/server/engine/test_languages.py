@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tts_server.engine.languages import CODES, G2PCache, g2p_for, language_of_voice, resolve_language
+from tts_server.engine.languages import CODES, VOICE_LETTERS, G2PCache, canonical, g2p_for, implied_by_voice
 from tts_server.errors import FieldError
 
 
@@ -37,29 +37,30 @@ from tts_server.errors import FieldError
     ],
 )
 def test_aliases_resolve_to_canonical_codes(alias, code):
-    assert resolve_language(alias) == code
+    assert canonical(alias) == code
 
 
 def test_every_canonical_code_resolves_to_itself():
-    assert [resolve_language(code) for code in CODES] == list(CODES)
+    assert [canonical(code) for code in CODES] == list(CODES)
     assert CODES == ("en-US", "en-GB", "es", "fr", "hi", "it", "ja", "pt-BR", "zh")
 
 
 @pytest.mark.parametrize("value", ["de", "ko", "english", "", "en-", "bn-IN", None, 7])
 def test_an_unknown_language_names_the_accepted_codes(value):
     with pytest.raises(FieldError) as raised:
-        resolve_language(value)
+        canonical(value)
     assert raised.value.field == "language"
     assert raised.value.message == (
         "Input should be 'en-US', 'en-GB', 'es', 'fr', 'hi', 'it', 'ja', 'pt-BR' or 'zh'"
+        f" (or an alias such as 'en', 'pt', 'hi-IN'), got {value!r}"
     )
 
 
 def test_a_language_the_engine_cannot_speak_names_the_ones_it_can():
-    assert resolve_language("ja-JP", supported=["ja"]) == "ja"
+    assert canonical("ja-JP", ["ja"]) == "ja"
     with pytest.raises(FieldError) as raised:
-        resolve_language("en", supported=["ja", "zh"])
-    assert raised.value.message == "Input should be 'ja' or 'zh'"
+        canonical("en", ["ja", "zh"])
+    assert raised.value.message == "Input should be 'ja' or 'zh' (or an alias such as 'en', 'pt', 'hi-IN'), got 'en'"
 
 
 @pytest.mark.parametrize(
@@ -79,10 +80,17 @@ def test_a_language_the_engine_cannot_speak_names_the_ones_it_can():
         ("default", None),
         ("woman-1", None),
         ("xf_unknown", None),
+        (None, None),
     ],
 )
 def test_a_voice_id_implies_its_language(voice, code):
-    assert language_of_voice(voice) == code
+    assert implied_by_voice(voice) == code
+
+
+def test_voice_letters_follow_kokoros_voice_ids():
+    assert VOICE_LETTERS == {
+        "en-US": "a", "en-GB": "b", "es": "e", "fr": "f", "hi": "h", "it": "i", "ja": "j", "pt-BR": "p", "zh": "z",
+    }
 
 
 def test_each_language_builds_its_g2p_once_even_when_asked_concurrently():
