@@ -201,3 +201,14 @@ def test_any_text_speaks_like_kokoro_in_ordered_pieces(g2ps, kokoro_pipelines, c
         assert all(0 <= p.start <= p.end <= len(text) for p in pieces)
 
     check()
+
+
+@pytest.mark.parametrize("code", ["en-US", "fr", "zh"])
+def test_concurrent_calls_give_the_same_pieces_as_one_at_a_time(g2ps, code):
+    from concurrent.futures import ThreadPoolExecutor
+
+    g2p = g2ps.get(code)
+    texts = CORPUS[code] * 8
+    alone = [g2p(text) for text in texts]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        assert list(pool.map(g2p, texts)) == alone
