@@ -30,15 +30,11 @@ class EnglishG2P:
     def __call__(self, text: str) -> list[PhonemeSpan]:
         pieces: list[PhonemeSpan] = []
         for line in _LINES.finditer(text):  # KPipeline splits on newlines first
-            if not line.group().strip():
-                continue
-            if pieces:
+            line_pieces = self._line(line.group(), line.start()) if line.group().strip() else []
+            if pieces and line_pieces:
                 pieces.append(separator(pieces))
-            pieces += self._line(line.group(), line.start())
+            pieces += line_pieces
         return settle(pieces, "".join(p.phonemes for p in pieces), text)
-
-    def phonemes(self, text: str) -> str:
-        return "".join(p.phonemes for p in self(text))
 
     def _line(self, line: str, offset: int) -> list[PhonemeSpan]:
         prepared, origin = self._preprocess(line, offset)
@@ -86,6 +82,8 @@ class EnglishG2P:
 def _locate(text: str, cursor: int, token: str) -> tuple[int, int] | None:
     """Where a token sits at or after cursor: verbatim, or with characters misaki dropped
     from a merged token ("9['b" is read as "9[b"); None when it is not there at all."""
+    if not token:
+        return None
     while cursor < len(text) and text[cursor].isspace() and not token[:1].isspace():
         cursor += 1
     if text.startswith(token, cursor):
