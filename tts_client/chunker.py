@@ -12,23 +12,37 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-# Terminators that always end a sentence (a run like "!?" or "！？" counts as one).
-_HARD_TERMINATORS = "。！？!?｡"
+# Terminators that always end a sentence (a run like "!?" or "！？" counts as one);
+# Devanagari has the danda and double danda.
+_HARD_TERMINATORS = "。！？!?｡।॥"
 # Closing quotes and brackets that belong to the sentence they follow.
 _CLOSERS = "」』）)]}\"'”’»〉》】"
 # Clause marks where a long first sentence may be cut early.
 _CLAUSE_MARKS = "、，,;；:："
-_ELLIPSIS = "…‥"
-# Words that end in a period without ending a sentence (compared lower-case, without the dot).
+# Spanish opens questions and exclamations: no clause cut inside ¿...? or ¡...!
+_INVERTED_OPENERS = {"¿": "?", "¡": "!"}
+# Words that end in a period without ending a sentence (compared lower-case, without the dot):
+# English, then Spanish, French, Italian and Portuguese.
 ABBREVIATIONS = frozenset(
     """mr mrs ms mx dr prof sr jr st mt vs etc e.g i.e a.m p.m cf al approx dept est fig
     inc ltd co corp no vol ed eds gen gov lt col sgt capt rev jan feb mar apr jun jul aug
-    sep sept oct nov dec u.s u.k u.n ph.d""".split()
+    sep sept oct nov dec u.s u.k u.n ph.d
+    sra srta dra ud uds vd vds pág págs núm tel av avda admón atte
+    mme mlle mgr me env ex éd
+    sig sig.ra sig.na dott ecc pag pagg
+    exmo exma""".split()
 )
-_WORD_BEFORE_DOT = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+_LATIN = "A-Za-zÀ-ÖØ-öø-ɏ"
+_WORD_BEFORE_DOT = re.compile(rf"([{_LATIN}][{_LATIN}.]*)$")
+# Hindi writes titles with a period too (डॉ. शर्मा); its sentences end with a danda.
+DEVANAGARI_ABBREVIATIONS = frozenset("डॉ प्रो श्री श्रीमती सुश्री कु पं मो".split())
+_DEVANAGARI_BEFORE_DOT = re.compile("([\u0900-\u0963\u0966-\u097f]+)$")
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
+    devanagari = _DEVANAGARI_BEFORE_DOT.search(text, 0, dot)
+    if devanagari:
+        return devanagari.group(1) in DEVANAGARI_ABBREVIATIONS
     match = _WORD_BEFORE_DOT.search(text, 0, dot)
     if not match:
         return False
@@ -45,12 +59,43 @@ class _Undecided(Exception):
     """The text ends where the next character would decide whether a sentence ended."""
 
 
+def _continues_after_quote(text: str, i: int, final: bool) -> bool:
+    if i < len(text) and _is_hiragana(text[i]):
+        return True
+    j = i
+    while j < len(text) and text[j] in " \u00a0\u202f":
+        j += 1
+    if j == len(text):
+        if not final and j > i:
+            raise _Undecided  # the next word decides
+        return False
+    return j > i and text[j].islower()
+
+
 def _skip_closers(text: str, i: int, final: bool) -> int:
-    while i < len(text) and text[i] in _CLOSERS:
-        i += 1
+    while i < len(text):
+        if text[i] in _CLOSERS:
+            i += 1
+        elif text[i] in " \u00a0\u202f" and text.count("«", 0, i) > text.count("»", 0, i):
+            # French spacing: « Viens. » — the space and » still belong to this sentence.
+            j = i
+            while j < len(text) and text[j] in " \u00a0\u202f":
+                j += 1
+            if j == len(text) and not final:
+                raise _Undecided
+            if j == len(text) or text[j] != "»":
+                break
+            i = j + 1
+        else:
+            break
     if i == len(text) and not final:
         raise _Undecided
     return i
+
+
+def _inside_inverted_question(text: str, i: int) -> bool:
+    """Whether text[i] lies between a Spanish ¿ or ¡ and the mark that closes it."""
+    return any(text.count(opener, 0, i) > text.count(closer, 0, i) for opener, closer in _INVERTED_OPENERS.items())
 
 
 def _end_after_period(text: str, i: int, final: bool) -> int | None:
@@ -67,7 +112,7 @@ def _end_after_period(text: str, i: int, final: bool) -> int | None:
     if _is_abbreviation(text, i):
         return None
     end = _skip_closers(text, i + 1, final)
-    if end < n and not text[end].isspace():  # "a.b", "example.com"
+    if end < n and not text[end].isspace() and text[end] not in _INVERTED_OPENERS:  # "a.b", "example.com"
         return None
     return end
 
@@ -82,8 +127,9 @@ def _sentence_end(text: str, i: int, final: bool) -> int | None:
         while end < len(text) and text[end] in _HARD_TERMINATORS:
             end += 1
         closed = _skip_closers(text, end, final)
-        # 「本当？」と言った: a quoted exclamation followed by a particle goes on.
-        if closed > end and closed < len(text) and _is_hiragana(text[closed]):
+        # 「本当？」と言った: a quoted exclamation followed by a particle goes on;
+        # so does « Bonjour ! » dit-elle / "Stop!" he said.
+        if closed > end and _continues_after_quote(text, closed, final):
             return None
         return closed
     if char == ".":
@@ -94,7 +140,7 @@ def _sentence_end(text: str, i: int, final: bool) -> int | None:
 def _clause_end(text: str, i: int, final: bool) -> int | None:
     """If text[i] is a clause mark a fragment may end at, the index just past it."""
     char = text[i]
-    if char not in _CLAUSE_MARKS:
+    if char not in _CLAUSE_MARKS or _inside_inverted_question(text, i):
         return None
     if char in ",:;":  # Latin marks need a following space ("1,000" is a number)
         if i + 1 == len(text):

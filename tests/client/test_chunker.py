@@ -106,7 +106,7 @@ def test_any_split_of_a_text_yields_the_same_sentences(data, fast):
     assert stream(fragments, fast_first_fragment=fast) == sentences(MIXED, fast_first_fragment=fast)
 
 
-ALPHABET = st.sampled_from(list("ab1 .,!?。、「」\n…\"") + ["Mr", "e.g", "です"])
+ALPHABET = st.sampled_from(list("ab1 .,!?。、「」\n…\"¿¡«»।，\u00a0") + ["Mr", "e.g", "です", "Sra", "pág"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -116,4 +116,70 @@ def test_any_split_of_any_text_yields_the_same_sentences(text, data):
     whole = sentences(text)
     assert stream(fragments) == whole
     # Nothing is lost or invented: the sentences are the text minus whitespace between them.
-    assert "".join(whole).replace(" ", "").replace("\n", "") == text.replace(" ", "").replace("\n", "")
+    assert "".join("".join(whole).split()) == "".join(text.split())
+
+
+def test_latin_abbreviations_initials_and_decimals_do_not_end_sentences():
+    assert sentences("Dr. Smith met Mr. J. Doe in the U.S. on Jan. 5, e.g. at 3.30 p.m. sharp. Then lunch.") == [
+        "Dr. Smith met Mr. J. Doe in the U.S. on Jan. 5, e.g. at 3.30 p.m. sharp.",
+        "Then lunch.",
+    ]
+    assert sentences("La Sra. Pérez vive en la pág. 12. Mme. Roux aussi.") == [
+        "La Sra. Pérez vive en la pág. 12.",
+        "Mme. Roux aussi.",
+    ]
+
+
+def test_chinese_terminators_and_comma_for_the_fast_first_fragment():
+    assert sentences("你好！今天天气很好。我们去公园吧？好的") == ["你好！", "今天天气很好。", "我们去公园吧？", "好的"]
+    assert sentences("今天天气很好，我们去公园吧。明天呢，下雨。", fast_first_fragment=4) == [
+        "今天天气很好，",
+        "我们去公园吧。",
+        "明天呢，下雨。",
+    ]
+
+
+def test_devanagari_danda_and_double_danda_end_sentences():
+    assert sentences("मेरा नाम राम है। मैं दिल्ली में रहता हूँ।भारत महान है॥ अंत") == [
+        "मेरा नाम राम है।",
+        "मैं दिल्ली में रहता हूँ।",
+        "भारत महान है॥",
+        "अंत",
+    ]
+    assert sentences("डॉ. शर्मा आए। वे खुश थे. फिर गए।") == ["डॉ. शर्मा आए।", "वे खुश थे.", "फिर गए।"]
+
+
+def test_spanish_inverted_marks_open_a_sentence_and_are_never_cut_inside():
+    assert sentences("¡Hola! ¿Cómo estás? Bien.¿Y tú?¡Genial!") == ["¡Hola!", "¿Cómo estás?", "Bien.", "¿Y tú?", "¡Genial!"]
+    # A clause mark inside ¿...? does not cut the question in two, even for the first fragment.
+    text = "¿Sabes, amigo mío, qué hora es? Son las tres, creo."
+    assert sentences(text, fast_first_fragment=3) == ["¿Sabes, amigo mío, qué hora es?", "Son las tres, creo."]
+    assert sentences("¡Hola, amigo! Adiós.", fast_first_fragment=3) == ["¡Hola, amigo!", "Adiós."]
+
+
+def test_french_guillemets_with_spaces_stay_with_their_sentence():
+    assert sentences("Il a dit : « Viens. » Puis il est parti ! « Bonjour ! » dit-elle.") == [
+        "Il a dit : « Viens. »",
+        "Puis il est parti !",
+        "« Bonjour ! » dit-elle.",
+    ]
+    # The same in English: a quoted exclamation followed by a lower-case word goes on.
+    assert sentences('"Stop!" he said. "Why?" She left.') == ['"Stop!" he said.', '"Why?"', "She left."]
+    chunker = SentenceChunker()
+    assert chunker.feed("« Viens. ") == []  # a » may still follow the space
+    assert chunker.feed("» Puis") == ["« Viens. »"]
+
+
+MULTILINGUAL = (
+    "¡Hola! ¿Qué tal, Sra. Pérez? Muy bien.¿Y usted? "
+    "« Bonjour ! » dit-il. Il a 3,5 ans. "
+    "डॉ. राम यहाँ है। मैं ठीक हूँ॥ "
+    "你好，世界！今天很好。"
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data(), st.sampled_from([None, 4, 12]))
+def test_any_split_of_a_multilingual_text_yields_the_same_sentences(data, fast):
+    fragments = data.draw(splits(MULTILINGUAL))
+    assert stream(fragments, fast_first_fragment=fast) == sentences(MULTILINGUAL, fast_first_fragment=fast)

@@ -1,40 +1,149 @@
-"""Kokoro's languages: canonical codes, their aliases, and the voice-id letter of each."""
+"""Kokoro's languages: canonical codes, their aliases, the voice-id letter of each, and their
+G2P, built lazily.
+
+`canonical("en_us")` -> "en-US"; `implied_by_voice("af_heart")` -> "en-US";
+`g2p_for("en-GB")` builds misaki's English G2P once (spaCy takes seconds) and shares it.
+"""
 
 from __future__ import annotations
 
-from ..errors import FieldError, one_of
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
+from ..errors import FieldError, one_of
+from .g2p.base import G2P
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str  # canonical, as the protocol reports it
+    voice_letter: str  # first letter of Kokoro's voice ids (af_heart, jf_alpha)
+    name: str
+    aliases: tuple[str, ...] = ()
+
+
+LANGUAGES = (
+    Language("en-US", "a", "American English", ("en", "en-CA")),
+    Language("en-GB", "b", "British English", ("en-UK", "en-IN", "en-AU", "en-NZ", "en-IE", "en-ZA", "en-SG")),
+    Language("es", "e", "Spanish", ("es-ES", "es-MX", "es-US", "es-AR", "es-CO", "es-CL", "es-419")),
+    Language("fr", "f", "French", ("fr-FR", "fr-CA", "fr-BE", "fr-CH")),
+    Language("hi", "h", "Hindi", ("hi-IN",)),
+    Language("it", "i", "Italian", ("it-IT", "it-CH")),
+    Language("ja", "j", "Japanese", ("ja-JP",)),
+    Language("pt-BR", "p", "Brazilian Portuguese", ("pt", "pt-PT")),
+    Language("zh", "z", "Mandarin Chinese", ("zh-CN", "zh-Hans", "zh-Hans-CN", "zh-SG", "zh-TW", "zh-Hant", "cmn")),
+)
+CODES = tuple(language.code for language in LANGUAGES)
+BY_CODE = {language.code: language for language in LANGUAGES}
 # canonical code -> Kokoro's voice prefix letter (af_heart: a = en-US, f = female)
-VOICE_LETTERS: dict[str, str] = {
-    "en-US": "a", "en-GB": "b", "es": "e", "fr": "f", "hi": "h", "it": "i", "ja": "j", "pt-BR": "p", "zh": "z",
-}
+VOICE_LETTERS: dict[str, str] = {language.code: language.voice_letter for language in LANGUAGES}
 DEFAULT_LANGUAGE = "ja"
-_ALIASES: dict[str, str] = {
-    "en": "en-US", "en-in": "en-GB", "en-au": "en-GB", "en-nz": "en-GB", "en-ie": "en-GB",
-    "es-es": "es", "es-mx": "es", "es-419": "es", "es-us": "es",
-    "fr-fr": "fr", "fr-ca": "fr", "fr-be": "fr", "fr-ch": "fr",
-    "hi-in": "hi", "it-it": "it", "ja-jp": "ja",
-    "pt": "pt-BR", "pt-pt": "pt-BR",
-    "zh-cn": "zh", "zh-hans": "zh", "zh-sg": "zh", "cmn": "zh",
-}
-_BY_KEY = {code.lower(): code for code in VOICE_LETTERS} | _ALIASES
+
+
+def _key(value: str) -> str:
+    return value.strip().replace("_", "-").lower()
+
+
+_BY_KEY = {_key(alias): language.code for language in LANGUAGES for alias in (language.code, *language.aliases)}
 _BY_LETTER = {letter: code for code, letter in VOICE_LETTERS.items()}
 
 
-def canonical(code: str, offered: list[str] | None = None) -> str:
-    """'en', 'EN_us', 'hi-IN' ... -> the canonical code; FieldError names the accepted ones."""
-    offered = offered if offered is not None else list(VOICE_LETTERS)
-    language = _BY_KEY.get(code.strip().replace("_", "-").lower()) if isinstance(code, str) else None
+def canonical(code: str, offered: Iterable[str] | None = None) -> str:
+    """'en', 'EN_us', 'hi-IN' ... -> the canonical code (case and `_`/`-` insensitive).
+
+    FieldError("language", ...) names the accepted codes: all of CODES, or only `offered`
+    (the ones the loaded engine speaks) when given.
+    """
+    offered = list(CODES if offered is None else offered)
+    language = _BY_KEY.get(_key(code)) if isinstance(code, str) else None
     if language not in offered:
         raise FieldError("language", one_of(offered) + f" (or an alias such as 'en', 'pt', 'hi-IN'), got {code!r}")
     return language
 
 
 def implied_by_voice(speaker_id: str | None) -> str | None:
-    """The language a Kokoro voice id names by its first letter ('af_heart' -> en-US), if any."""
+    """The language a Kokoro voice id names by its first letter ('af_heart' -> en-US), if any;
+    for a blend ('jf_alpha:0.7+jm_kumo:0.3') its first voice decides."""
     if not speaker_id:
         return None
     first = speaker_id.split("+")[0].strip()
     if len(first) > 3 and first[2] == "_" and first[1] in "fm":
         return _BY_LETTER.get(first[0])
     return None
+
+
+def _english(british: bool) -> G2P:
+    from .g2p.english import EnglishG2P
+
+    return EnglishG2P(british=british)
+
+
+def _espeak(code: str) -> G2P:
+    from .g2p.espeak import EspeakG2P
+
+    return EspeakG2P(code)
+
+
+def _japanese() -> G2P:
+    from .g2p.japanese import JapaneseG2P
+
+    return JapaneseG2P()
+
+
+def _chinese() -> G2P:
+    from .g2p.chinese import ChineseG2P
+
+    return ChineseG2P()
+
+
+_FACTORIES: dict[str, Callable[[], G2P]] = {
+    "en-US": lambda: _english(british=False),
+    "en-GB": lambda: _english(british=True),
+    "es": lambda: _espeak("es"),
+    "fr": lambda: _espeak("fr"),
+    "hi": lambda: _espeak("hi"),
+    "it": lambda: _espeak("it"),
+    "ja": _japanese,
+    "pt-BR": lambda: _espeak("pt-BR"),
+    "zh": _chinese,
+}
+
+
+class G2PCache:
+    """One G2P per language, built on first use; concurrent first uses build it once.
+
+    A lock per language, so loading English (seconds) never holds up a Spanish request.
+    """
+
+    def __init__(self, factories: dict[str, Callable[[], G2P]] | None = None):
+        self._factories = dict(_FACTORIES if factories is None else factories)
+        self._built: dict[str, G2P] = {}
+        self._locks = {code: threading.Lock() for code in self._factories}
+
+    def get(self, code: str) -> G2P:
+        g2p = self._built.get(code)
+        if g2p is not None:
+            return g2p
+        if code not in self._factories:
+            raise FieldError("language", one_of(list(self._factories)))
+        with self._locks[code]:
+            if code not in self._built:
+                self._built[code] = self._factories[code]()
+            return self._built[code]
+
+    def preload(self, codes: Iterable[str]) -> None:
+        """Build these now (at startup, before /ping turns 200)."""
+        for code in codes:
+            self.get(code)
+
+    def loaded(self) -> list[str]:
+        return sorted(self._built)
+
+
+_shared = G2PCache()
+
+
+def g2p_for(code: str) -> G2P:
+    """The process-wide G2P for a canonical code (see canonical)."""
+    return _shared.get(code)
