@@ -33,7 +33,8 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
     settings = settings or Settings.from_env()
     runtime = runtime or EngineRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
-                                  settings.pauses, settings.max_batch),
+                                  settings.pauses, settings.max_batch,
+                                  list(settings.languages) if settings.languages else None),
         fast_first_fragment=settings.fast_first_fragment,
     )
 

@@ -42,6 +42,7 @@ class Settings:
     engine: str = "auto"
     device: str = "auto"
     model_dir: str | None = None
+    languages: tuple[str, ...] | None = None  # LANGUAGES=ja,en-US: serve only these (default: all)
     # Silence between pieces, audible to audible (engine/pauses.py).
     pause_clause_ms: int = 200
     pause_sentence_ms: int = 300
@@ -71,6 +72,7 @@ class Settings:
             engine=_choice("ENGINE", cls.engine, ("auto", "torch", "onnx")),
             device=_choice("DEVICE", cls.device, ("auto", "cuda", "cpu")),
             model_dir=os.environ.get("MODEL_DIR", "").strip() or None,
+            languages=tuple(c.strip() for c in os.environ.get("LANGUAGES", "").split(",") if c.strip()) or None,
             pause_clause_ms=_int("PAUSE_CLAUSE_MS", cls.pause_clause_ms),
             pause_sentence_ms=_int("PAUSE_SENTENCE_MS", cls.pause_sentence_ms),
             pause_paragraph_ms=_int("PAUSE_PARAGRAPH_MS", cls.pause_paragraph_ms),

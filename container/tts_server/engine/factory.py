@@ -6,10 +6,12 @@ export, so `make run` needs nothing; ENGINE=torch|onnx and DEVICE=auto|cuda|cpu 
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from .backend import AcousticBackend
-from .g2p.japanese import JapaneseG2P
+from .g2p.base import G2P
+from .languages import CODES, G2PCache, canonical
 from .model_dir import ModelDir, ModelDirError
 from .onnx_backend import OnnxBackend
 from .pauses import Pauses
@@ -38,9 +40,29 @@ def build_backend(engine: str = "auto", device: str = "auto", model_dir: str | N
 
 def build_synthesizer(engine: str = "auto", device: str = "auto", model_dir: str | None = None,
                       threads: int | None = None, pauses: Pauses | None = None,
-                      max_batch: int | None = None) -> Synthesizer:
-    return Synthesizer(build_backend(engine, device, model_dir, threads), {"ja": JapaneseG2P()}, pauses, max_batch)
+                      max_batch: int | None = None, languages: list[str] | None = None) -> Synthesizer:
+    backend = build_backend(engine, device, model_dir, threads)
+    return Synthesizer(backend, LazyG2P(languages or list(CODES)), pauses, max_batch)
 
 
-def embedded_synthesizer(threads: int | None = None) -> Synthesizer:
-    return build_synthesizer("onnx", "cpu", None, threads)
+class LazyG2P(Mapping[str, G2P]):
+    """The served languages' G2P, each built on first use (the warm-up uses them all)."""
+
+    def __init__(self, languages: list[str]):
+        self._codes = [canonical(code) for code in languages]
+        self._cache = G2PCache()
+
+    def __getitem__(self, code: str) -> G2P:
+        if code not in self._codes:
+            raise KeyError(code)
+        return self._cache.get(code)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._codes)
+
+    def __len__(self) -> int:
+        return len(self._codes)
+
+
+def embedded_synthesizer(threads: int | None = None, languages: list[str] | None = None) -> Synthesizer:
+    return build_synthesizer("onnx", "cpu", None, threads, languages=languages)
