@@ -11,8 +11,11 @@ CDK_ARGS ?=
 # No version check, telemetry or notices: synth talks to nothing on the network. jsii
 # calls Node 20 end-of-life in a banner on every run but still runs the app; the banner
 # is silenced here (Node 22 or 24 make it moot).
+# BUILDX_NO_DEFAULT_ATTESTATIONS: the image SageMaker pulls must be a single Docker v2
+# manifest, not the OCI index BuildKit's provenance attestations produce (the pinned CLI
+# sets it for its own build as well; stating it here keeps it true if that changes).
 CDK_ENV := CDK_DISABLE_VERSION_CHECK=1 CDK_DISABLE_CLI_TELEMETRY=true \
-	JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20
+	JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 BUILDX_NO_DEFAULT_ATTESTATIONS=1
 CDK_RUN = $(CDK_ENV) $(CDK) --app "$(PY) app.py" --no-notices
 
 .PHONY: synth bootstrap diff deploy snapshot-update

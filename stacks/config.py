@@ -22,14 +22,22 @@ from pydantic import (
     model_validator,
 )
 
-# Single-GPU and multi-GPU instance types with local NVMe storage that SageMaker
-# real-time endpoints offer. Kokoro-82M fits any of them; ml.g5.xlarge is the default.
-INSTANCE_TYPES = (
-    "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge",
-    "ml.g5.xlarge", "ml.g5.2xlarge", "ml.g5.4xlarge", "ml.g5.8xlarge",
-    "ml.g6.xlarge", "ml.g6.2xlarge", "ml.g6.4xlarge", "ml.g6.8xlarge",
-    "ml.g6e.xlarge", "ml.g6e.2xlarge", "ml.g6e.4xlarge", "ml.g6e.8xlarge",
-)
+# Instance types SageMaker real-time endpoints offer, with the counts that scale the
+# utilization targets: SageMaker reports CPUUtilization as the sum over vCPUs (0-400% on
+# 4 vCPUs) and GPUUtilization as the sum over GPUs (autoscaling.py).
+# GPU: one NVIDIA GPU each; Kokoro-82M fits any of them; ml.g5.xlarge is the default.
+GPU_INSTANCE_TYPES: dict[str, int] = {
+    f"ml.{family}.{size}": vcpus
+    for family in ("g4dn", "g5", "g6", "g6e")
+    for size, vcpus in (("xlarge", 4), ("2xlarge", 8), ("4xlarge", 16), ("8xlarge", 32))
+}
+# CPU: the same image runs the embedded engine (or PyTorch on the CPU, cpuEngine=torch).
+CPU_INSTANCE_TYPES: dict[str, int] = {
+    f"ml.{family}.{size}": vcpus
+    for family in ("c7i", "m7i", "c6i", "m6i", "c5", "m5")
+    for size, vcpus in (("large", 2), ("xlarge", 4), ("2xlarge", 8), ("4xlarge", 16))
+}
+INSTANCE_TYPES = (*GPU_INSTANCE_TYPES, *CPU_INSTANCE_TYPES)
 InstanceType = Literal[INSTANCE_TYPES]  # type: ignore[valid-type]
 
 MAX_INSTANCES = 20
@@ -69,8 +77,10 @@ class DeploymentConfig(BaseModel):
     initial_instance_count: int = Field(alias="initialInstanceCount", ge=1, le=MAX_INSTANCES)
     min_instance_count: int = Field(alias="minInstanceCount", ge=1, le=MAX_INSTANCES)
     max_instance_count: int = Field(alias="maxInstanceCount", ge=1, le=MAX_INSTANCES)
-    # Concurrent requests per instance that target tracking aims for.
-    target_concurrency: int = Field(alias="targetConcurrencyPerInstance", ge=1, le=64)
+    # Average busy share of each vCPU (and GPU) that target tracking aims for, in percent.
+    target_utilization: int = Field(alias="targetUtilizationPercent", ge=10, le=90)
+    # CPU instance types only: the embedded int8 ONNX engine, or PyTorch on the weights.
+    cpu_engine: Literal["onnx", "torch"] = Field(alias="cpuEngine")
     model_id: str = Field(alias="modelId")
     model_revision: str = Field(alias="modelRevision")
     model_source: Annotated[str, AfterValidator(_model_source)] = Field(alias="modelSource")
@@ -129,6 +139,14 @@ class DeploymentConfig(BaseModel):
         return Path(self.model_source.removeprefix("local:"))
 
     @property
+    def is_gpu(self) -> bool:
+        return self.instance_type in GPU_INSTANCE_TYPES
+
+    @property
+    def vcpus(self) -> int:
+        return {**GPU_INSTANCE_TYPES, **CPU_INSTANCE_TYPES}[self.instance_type]
+
+    @property
     def endpoint_name(self) -> str:
         return f"{self.name_prefix}-endpoint"
 
@@ -160,7 +178,7 @@ def _describe(error: ValidationError) -> str:
     for item in error.errors():
         key = ".".join(str(part) for part in item["loc"])
         message = item["msg"].removeprefix("Value error, ")
-        if item["type"] == "literal_error":
+        if item["type"] == "literal_error" and key == "instanceType":
             message = "expected one of: " + ", ".join(INSTANCE_TYPES)
         elif item["type"] in _RANGE_ERRORS and key in _RANGES:
             low, high = _RANGES[key]

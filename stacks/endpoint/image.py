@@ -1,4 +1,12 @@
-"""The container image, built from the repo root with only container/ and tts_client/."""
+"""The container image, built from the repo root with only container/ and tts_client/.
+
+SageMaker CreateModel accepts only a single-platform Docker v2 (schema 2) manifest. The
+CDK CLI already sets BUILDX_NO_DEFAULT_ATTESTATIONS=1 for its `docker build`, which
+keeps BuildKit's provenance attestations (an OCI image index) out; the outputs below
+also keep Docker media types where Docker's containerd image store would write OCI
+ones, and load the result into the local image store that `cdk` pushes from, whatever
+the builder. manifest_check.py verifies what actually reached ECR.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +21,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 # The server imports the shared sentence chunker from tts_client/, so the build context
 # is the repo root; everything but these two directories stays out of it (and out of
 # the asset hash). The repo-root .dockerignore says the same for a manual `docker build`.
+# `docker build --output=...` as cdk-assets passes it: SageMaker-compatible media types.
+BUILD_OUTPUTS = ["type=docker,oci-mediatypes=false"]
 BUILD_CONTEXT_EXCLUDE = [
     "*",
     "!container",
@@ -30,6 +40,7 @@ def model_image(scope: Construct) -> ecr_assets.DockerImageAsset:
         directory=str(REPO_ROOT),
         file="container/Dockerfile",
         platform=ecr_assets.Platform.LINUX_AMD64,
+        outputs=BUILD_OUTPUTS,
         ignore_mode=IgnoreMode.DOCKER,
         exclude=BUILD_CONTEXT_EXCLUDE,
         display_name="kokoro-tts-server",

@@ -12,8 +12,9 @@ MODEL_DIR = "/opt/ml/model"  # where SageMaker unpacks ModelDataSource; the serv
 STARTUP_HEALTH_CHECK_TIMEOUT_S = 600
 # ~330 MB from S3 in the same region; generous for a slow first instance.
 MODEL_DATA_DOWNLOAD_TIMEOUT_S = 600
-# NVIDIA driver 580 / CUDA 13.0: what the image's torch wheel (+cu130) needs.
-INFERENCE_AMI = "al2023-ami-sagemaker-inference-gpu-4-1"
+# NVIDIA driver 580 / CUDA 13.0: what the image's torch wheel (+cu130) needs. GPU
+# instance types only; CPU types run on SageMaker's default host image.
+GPU_INFERENCE_AMI = "al2023-ami-sagemaker-inference-gpu-4-1"
 # Blue/green: keep the old fleet this long after the switch, rolling back on alarms.
 BAKE_SECONDS = 600
 
@@ -30,6 +31,7 @@ class SageMakerEndpoint(Construct):
         role: iam.IRole,
         instance_type: str,
         instance_count: int,
+        inference_ami: str | None,
         environment: dict[str, str],
         rollback_alarms: list[cw.Alarm],
     ) -> None:
@@ -65,7 +67,7 @@ class SageMakerEndpoint(Construct):
                     initial_variant_weight=1.0,
                     container_startup_health_check_timeout_in_seconds=STARTUP_HEALTH_CHECK_TIMEOUT_S,
                     model_data_download_timeout_in_seconds=MODEL_DATA_DOWNLOAD_TIMEOUT_S,
-                    inference_ami_version=INFERENCE_AMI,
+                    inference_ami_version=inference_ami,
                 )
             ],
         )
@@ -74,6 +76,13 @@ class SageMakerEndpoint(Construct):
             "Endpoint",
             endpoint_name=endpoint_name,
             endpoint_config_name=self.config.attr_endpoint_config_name,
+            # An update keeps the instance count autoscaling chose (without this, every
+            # deploy resets it to initialInstanceCount). The weight still comes from
+            # the config: there is one variant, always at weight 1.
+            retain_all_variant_properties=True,
+            exclude_retained_variant_properties=[
+                sm.CfnEndpoint.VariantPropertyProperty(variant_property_type="DesiredWeight")
+            ],
             deployment_config=sm.CfnEndpoint.DeploymentConfigProperty(
                 blue_green_update_policy=sm.CfnEndpoint.BlueGreenUpdatePolicyProperty(
                     traffic_routing_configuration=sm.CfnEndpoint.TrafficRoutingConfigProperty(

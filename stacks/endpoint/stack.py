@@ -9,7 +9,8 @@ from stacks.config import DeploymentConfig
 from stacks.endpoint.alarms import endpoint_alarms
 from stacks.endpoint.autoscaling import variant_autoscaling
 from stacks.endpoint.image import grant_image_pull, model_image
-from stacks.endpoint.sagemaker_endpoint import VARIANT, SageMakerEndpoint
+from stacks.endpoint.manifest_check import ImageManifestCheck
+from stacks.endpoint.sagemaker_endpoint import GPU_INFERENCE_AMI, VARIANT, SageMakerEndpoint
 from stacks.naming import model_bucket_name
 
 
@@ -29,6 +30,7 @@ class EndpointStack(Stack):
         model_data_url = f"s3://{model_bucket_name(config.name_prefix)}/{model_prefix}"
         image = model_image(self)
         pull = grant_image_pull(self, image, execution_role)
+        manifest = ImageManifestCheck(self, "ImageCheck", image=image)
         alarms = endpoint_alarms(
             self,
             endpoint_name=config.endpoint_name,
@@ -45,18 +47,26 @@ class EndpointStack(Stack):
             role=execution_role,
             instance_type=config.instance_type,
             instance_count=config.initial_instance_count,
-            environment={"WS_MAX_PENDING_RESPONSES": str(config.ws_max_pending_responses)},
+            inference_ami=GPU_INFERENCE_AMI if config.is_gpu else None,
+            environment={
+                "WS_MAX_PENDING_RESPONSES": str(config.ws_max_pending_responses),
+                # GPU types keep the server's own choice (auto: PyTorch on the GPU).
+                **({} if config.is_gpu else {"ENGINE": config.cpu_engine, "DEVICE": "cpu"}),
+            },
             rollback_alarms=alarms.rollback_triggers,
         )
-        # CreateModel checks that the role can pull the image: grant first.
-        endpoint.model.node.add_dependency(pull)
+        # CreateModel checks that the role can pull the image, and refuses an image
+        # with an OCI manifest: grant first, check the manifest first.
+        endpoint.model.node.add_dependency(pull, manifest.resource)
         scaling = variant_autoscaling(
             self,
             endpoint_name=config.endpoint_name,
             variant=VARIANT,
             min_capacity=config.min_instance_count,
             max_capacity=config.max_instance_count,
-            target_concurrency=config.target_concurrency,
+            target_percent=config.target_utilization,
+            vcpus=config.vcpus,
+            gpus=1 if config.is_gpu else 0,
         )
         scaling.add_resource_dependency(endpoint.endpoint, "the variant exists once the endpoint does")
 

@@ -3,9 +3,10 @@
 from aws_cdk import Stack, aws_iam as iam
 from constructs import Construct
 
+# InvokeEndpoint also authorizes InvokeEndpointWithResponseStream, which is no IAM
+# action of its own (SageMaker Runtime API reference); the bidirectional stream is.
 INVOKE_ACTIONS = [
     "sagemaker:InvokeEndpoint",
-    "sagemaker:InvokeEndpointWithResponseStream",
     "sagemaker:InvokeEndpointWithBidirectionalStream",
 ]
 

@@ -44,9 +44,15 @@ class ModelCopy(Construct):
                 actions=["logs:CreateLogStream", "logs:PutLogEvents"],
                 resources=[log_group.log_group_arn],
             ),
-            # Without ListBucket, HEAD of a missing object is 403, not 404, and "not
-            # copied yet" could not be told apart from "access denied".
-            iam.PolicyStatement(sid="ListModelBucket", actions=["s3:ListBucket"], resources=[bucket.bucket_arn]),
+            # The handler lists this revision's prefix to learn what is copied already
+            # (and never HEADs a key the listing lacks, which would be a 403 under a
+            # prefix-scoped ListBucket); it lists nothing else.
+            iam.PolicyStatement(
+                sid="ListThisRevision",
+                actions=["s3:ListBucket"],
+                resources=[bucket.bucket_arn],
+                conditions={"StringLike": {"s3:prefix": [f"{prefix}*"]}},
+            ),
             iam.PolicyStatement(
                 sid="WriteThisRevision",
                 actions=["s3:GetObject", "s3:PutObject", "s3:AbortMultipartUpload"],

@@ -4,47 +4,17 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-DOCKERFILE = REPO / "container" / "Dockerfile"
-REQUIREMENTS = REPO / "container" / "requirements.txt"
-
-
-def instructions() -> list[tuple[str, str]]:
-    """(INSTRUCTION, arguments) with continuation lines joined and comments dropped."""
-    logical, pending = [], ""
-    for line in DOCKERFILE.read_text().splitlines():
-        if not pending and (not line.strip() or line.lstrip().startswith("#")):
-            continue
-        if line.rstrip().endswith("\\"):
-            pending += line.rstrip()[:-1] + " "
-            continue
-        logical.append(pending + line)
-        pending = ""
-    return [(text.split(None, 1)[0].upper(), text.split(None, 1)[1].strip()) for text in logical]
-
-
-def args(name: str) -> list[str]:
-    return [a for i, a in instructions() if i == name]
-
-
-def env() -> dict[str, str]:
-    values = {}
-    for arg in args("ENV"):
-        for pair in shlex.split(arg):
-            key, _, value = pair.partition("=")
-            values[key] = value
-    return values
+from dockerfile_reader import DOCKERFILE, REPO, REQUIREMENTS, args, env, image_args, image_stages, instructions, runtime_user, stages
 
 
 def test_cuda_runtime_base_with_python_312():
-    [base] = args("FROM")
-    assert re.fullmatch(r"nvidia/cuda:13\.\d+\.\d+-runtime-ubuntu24\.04", base)  # 24.04 ships 3.12
-    assert any("apt-get install" in a and "python3" in a.split() for a in args("RUN"))
+    bases = [s[0][1] for s in stages().values()]
+    assert bases == ["nvidia/cuda:13.0.1-runtime-ubuntu24.04", "runtime", "runtime"]
+    assert re.fullmatch(r"nvidia/cuda:13\.\d+\.\d+-runtime-ubuntu24\.04", bases[0])  # 24.04 ships 3.12
+    assert any("apt-get install" in a and "python3" in a.split() for a in args("RUN", "runtime"))
 
 
 def test_torch_is_pinned_past_the_advisory():
@@ -54,7 +24,7 @@ def test_torch_is_pinned_past_the_advisory():
 
 
 def test_requirements_file_is_the_single_source_for_image_and_venv():
-    assert "container/requirements.txt /tmp/requirements.txt" in args("COPY")
+    assert "container/requirements.txt /tmp/requirements.txt" in args("COPY", "build")
     installs = [cmd for run in args("RUN") for cmd in run.split("&&") if "pip install" in cmd]
     assert any(cmd.split()[-2:] == ["-r", "/tmp/requirements.txt"] for cmd in installs)
     for cmd in installs:  # nothing installed beside the file, except pip itself
@@ -66,10 +36,50 @@ def test_sagemaker_bidirectional_streaming_label():
     assert "com.amazonaws.sagemaker.capabilities.bidirectional-streaming=true" in args("LABEL")
 
 
-def test_runs_as_a_non_root_user():
-    users = args("USER")
-    assert users and users[-1] not in ("root", "0")
-    assert any("useradd" in a and users[-1] in a.split() for a in args("RUN"))
+def test_runs_as_a_non_root_user_whose_group_can_read_root_owned_weights():
+    user = runtime_user()
+    assert user["name"] not in ("root", "0") and int(user["uid"]) == 10001
+    # Primary group 0: weights SageMaker writes as root with mode 0640 stay readable; the
+    # group carries no privilege (OpenShift's convention for non-root images).
+    assert user["gid"] == "0"
+    assert env()["HOME"] == user["home"]  # created by useradd --create-home, owned by the user
+
+
+def test_code_venv_and_model_dir_are_not_writable_by_the_runtime_user():
+    for stage in image_stages():
+        for copy in args("COPY", stage):
+            assert "--chown" not in copy and "--chmod" not in copy, copy  # root-owned, 0644/0755
+        for cmd in (c for run in args("RUN", stage) for c in run.split("&&")):
+            assert "chown" not in cmd, cmd
+            if "chmod" in cmd:  # only making the entrypoint executable
+                assert cmd.split()[1:] == ["0755", "/opt/program/serve"], cmd
+    # The model directory is only SageMaker's mount point: created, never handed over.
+    mkdirs = [c for run in args("RUN", "final") for c in run.split("&&") if "mkdir" in c]
+    assert [c.split() for c in mkdirs] == [["mkdir", "-p", "/opt/ml/model"]]
+
+
+def test_every_cache_and_temporary_file_goes_to_home_or_tmp():
+    values = env()
+    user = runtime_user()
+    for key in ("XDG_CACHE_HOME", "HF_HOME", "TORCH_HOME", "NUMBA_CACHE_DIR", "MPLCONFIGDIR"):
+        assert values[key].startswith(("/tmp/", user["home"] + "/")), (key, values[key])
+    assert values["PYTHONDONTWRITEBYTECODE"] == "1"  # no __pycache__ beside the code
+
+
+def test_final_image_carries_no_build_tools_or_caches():
+    # pip, python3-venv and the wheels' download cache stay in the build stage.
+    [copy_from] = [c for c in args("COPY", "final") if c.startswith("--from=")]
+    assert copy_from == "--from=build /opt/venv /opt/venv"
+    installs = [c for run in image_args("RUN") for c in run.split("&&") if "apt-get install" in c]
+    assert [set(c.split()) - {"apt-get", "install", "-y", "--no-install-recommends"} for c in installs] == [
+        {"python3", "ca-certificates"}]
+    for stage in stages():
+        for run in args("RUN", stage):
+            if "apt-get install" in run:
+                assert "rm -rf /var/lib/apt/lists/*" in run, run
+            for cmd in (c for c in run.split("&&") if "pip install" in c):
+                assert "--no-cache-dir" in cmd, cmd
+    assert "pip uninstall --yes pip" in " ".join(args("RUN", "build"))  # no installer left in the venv
 
 
 def test_serves_on_8080_with_serve_as_entrypoint():
@@ -90,7 +100,7 @@ def test_server_and_client_package_are_copied_side_by_side():
     copies = args("COPY")
     assert "container/tts_server /opt/program/tts_server" in copies
     assert "tts_client /opt/program/tts_client" in copies
-    for source in (c.split()[0] for c in copies):
+    for source in (c.split()[0] for c in copies if not c.startswith("--from=")):
         assert (REPO / source).exists(), source
 
 
@@ -100,7 +110,7 @@ def test_build_context_is_container_and_client_only():
     dockerignore = [line for line in (REPO / ".dockerignore").read_text().splitlines()
                     if line and not line.startswith("#")]
     assert dockerignore == BUILD_CONTEXT_EXCLUDE
-    sent = {c.split()[0].split("/")[0] for c in args("COPY")}
+    sent = {c.split()[0].split("/")[0] for c in args("COPY") if not c.startswith("--from=")}
     assert sent == {"container", "tts_client"}
 
 

@@ -33,7 +33,8 @@ def test_command_line_strings_are_parsed():
     ("instanceType", "ml.t3.medium", ", ".join(INSTANCE_TYPES)),
     ("maxInstanceCount", "zero", "an integer from 1 to 20"),
     ("initialInstanceCount", "0", "an integer from 1 to 20"),
-    ("targetConcurrencyPerInstance", "100", "an integer from 1 to 64"),
+    ("targetUtilizationPercent", "95", "an integer from 10 to 90"),
+    ("cpuEngine", "tensorrt", "Input should be 'onnx' or 'torch'"),
     ("namePrefix", "Kokoro_TTS", "lowercase letters, digits and '-', 3-24 characters"),
     ("modelRevision", "main", "a full 40-character lowercase commit hash"),
     ("modelId", "Kokoro-82M", "a Hugging Face repository id"),
@@ -48,6 +49,15 @@ def test_invalid_value_names_key_and_accepted_values(key, value, accepted):
     message = str(error.value)
     assert f"- {key}={value!r}:" in message
     assert accepted in message
+
+
+@pytest.mark.parametrize("instance_type,gpu,vcpus", [
+    ("ml.g5.xlarge", True, 4), ("ml.g6e.8xlarge", True, 32), ("ml.c7i.xlarge", False, 4),
+    ("ml.m7i.large", False, 2), ("ml.m5.4xlarge", False, 16),
+])
+def test_instance_families_are_told_apart(instance_type, gpu, vcpus):
+    config = load(instanceType=instance_type)
+    assert (config.is_gpu, config.vcpus) == (gpu, vcpus)
 
 
 def test_bounds_must_be_ordered():

@@ -19,6 +19,11 @@ def test_template_matches_snapshot(default, stack, snapshot_json):
     assert normalize(default.templates[stack]) == snapshot_json
 
 
+def test_cpu_endpoint_template_matches_snapshot(synth, snapshot_json):
+    """The CPU variant (instanceType of a CPU family): same image, no GPU settings."""
+    assert normalize(synth(instanceType="ml.c7i.xlarge").templates["Endpoint"]) == snapshot_json
+
+
 def test_snapshots_ignore_asset_hashes():
     template = {"Image": {"Fn::Sub": "123.dkr.ecr/repo:" + "a" * 64}, "S3Key": "b" * 64 + ".zip",
                 "Metadata": {"aws:asset:path": "asset." + "c" * 64}, "Sha256": "d" * 64}

@@ -13,8 +13,12 @@ non-LFS files, the git blob sha1 the Hub sends as ETag. No digest, no copy.
 
 Idempotent: an object already at its key carrying a verified `sha256` metadata entry
 (equal to the pin, when there is one) is not fetched again, so a re-run with the same
-revision copies nothing, and a run cut short resumes where it stopped. Delete keeps the
-weights: older revisions stay available for rollback.
+revision copies nothing, and a run cut short resumes where it stopped. What exists is
+learnt by listing the revision's prefix, the only listing the Lambda's role allows.
+Delete keeps the weights: older revisions stay available for rollback.
+
+Progress goes to the log as one JSON line per event: `copying` (file n of N), `progress`
+(bytes uploaded of the file's total after each part), `copied`, then `synced`.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import json
+import math
 import tempfile
 import time
 import urllib.error
@@ -116,19 +121,24 @@ def on_event(event: dict, *, s3=None, remaining_ms=lambda: 10**9) -> tuple[str, 
 def sync(spec: CopySpec, s3, *, remaining_ms=lambda: 10**9) -> dict:
     digests: dict[str, str] = {}
     copied = 0
+    present = _listed_keys(s3, spec.bucket, spec.prefix)
     with _source(spec, s3) as fetch:
-        for file in spec.files:
+        for number, file in enumerate(spec.files, start=1):
             key = spec.prefix + file.path
-            existing = _stored_sha256(s3, spec.bucket, key)
+            existing = _stored_sha256(s3, spec.bucket, key) if key in present else None
             if existing and file.sha256 in (None, existing):
                 digests[file.path] = existing
                 continue
             if remaining_ms() < RESERVE_MS:
                 raise CopyError(f"Lambda time ran out before {file.path}; deploy again to resume")
-            digests[file.path] = _copy_with_retries(fetch, file, s3, spec.bucket, key, remaining_ms)
+            _log("copying", path=file.path, file=number, files=len(spec.files))
+            started = time.monotonic()
+            digests[file.path], size = _copy_with_retries(fetch, file, s3, spec.bucket, key, remaining_ms)
+            _log("copied", path=file.path, bytes=size, seconds=round(time.monotonic() - started, 1))
             copied += 1
     manifest = "".join(f"{digests[path]}  {path}\n" for path in sorted(digests))
-    if _read_text(s3, spec.bucket, spec.prefix + MANIFEST) != manifest:
+    listed = spec.prefix + MANIFEST in present
+    if not listed or _read_text(s3, spec.bucket, spec.prefix + MANIFEST) != manifest:
         s3.put_object(Bucket=spec.bucket, Key=spec.prefix + MANIFEST, Body=manifest.encode(),
                       ContentType="text/plain")
     _log("synced", prefix=spec.prefix, copied=copied, reused=len(spec.files) - copied)
@@ -165,7 +175,7 @@ def _source(spec: CopySpec, s3) -> Iterator[Fetch]:
         yield from_archive
 
 
-def _copy_with_retries(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> str:
+def _copy_with_retries(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> tuple[str, int]:
     for attempt in range(1, ATTEMPTS + 1):
         try:
             return _copy(fetch, file, s3, bucket, key, remaining_ms)
@@ -177,7 +187,8 @@ def _copy_with_retries(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, 
     raise AssertionError("unreachable")
 
 
-def _copy(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> str:
+def _copy(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms) -> tuple[str, int]:
+    """Copy one file; return its sha256 and its size in bytes."""
     response, length, announced = fetch(file)
     with response:
         expected = _expected_digest(file, announced, length)
@@ -191,28 +202,36 @@ def _copy(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms)
             _verify(file.path, expected, hashers)
             digest = hashers["sha256"].hexdigest()
             s3.put_object(Bucket=bucket, Key=key, Body=first, Metadata={"sha256": digest})
-            return digest
+            return digest, len(first)
         if expected[0] != "sha256":
             raise CopyError(f"{file.path}: larger than one part but no sha256 to verify it against")
-        _multipart(s3, bucket, key, expected[1], [first, second], parts, remaining_ms,
-                   lambda: _verify(file.path, expected, hashers))
-        return expected[1]
+
+        def progress(uploaded: int) -> None:
+            _log("progress", path=file.path, bytes=uploaded, total=length,
+                 percent=math.floor(1000 * uploaded / length) / 10 if length else None)
+
+        size = _multipart(s3, bucket, key, expected[1], [first, second], parts, remaining_ms,
+                          lambda: _verify(file.path, expected, hashers), progress)
+        return expected[1], size
 
 
-def _multipart(s3, bucket, key, sha256, head, rest, remaining_ms, verify) -> None:
+def _multipart(s3, bucket, key, sha256, head, rest, remaining_ms, verify, progress) -> int:
     """Upload parts; complete only after `verify` passes, so no bad object ever appears."""
     upload_id = s3.create_multipart_upload(Bucket=bucket, Key=key, Metadata={"sha256": sha256})["UploadId"]
     try:
-        done = []
+        done, uploaded = [], 0
         for number, body in enumerate(_chain(head, rest), start=1):
             if remaining_ms() < RESERVE_MS:
                 raise CopyError(f"Lambda time ran out while uploading {key}; deploy again to resume")
             etag = s3.upload_part(Bucket=bucket, Key=key, UploadId=upload_id,
                                   PartNumber=number, Body=body)["ETag"]
             done.append({"ETag": etag, "PartNumber": number})
+            uploaded += len(body)
+            progress(uploaded)
         verify()
         s3.complete_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id,
                                      MultipartUpload={"Parts": done})
+        return uploaded
     except BaseException:
         s3.abort_multipart_upload(Bucket=bucket, Key=key, UploadId=upload_id)
         raise
@@ -313,6 +332,14 @@ def _unquote_etag(value: str | None) -> str | None:
 
 def _is_hex(value: str, length: int) -> bool:
     return len(value) == length and all(c in "0123456789abcdef" for c in value)
+
+
+def _listed_keys(s3, bucket: str, prefix: str) -> set[str]:
+    """Every key under `prefix` (the role may list this prefix and no other)."""
+    keys: set[str] = set()
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        keys.update(item["Key"] for item in page.get("Contents", []))
+    return keys
 
 
 def _stored_sha256(s3, bucket: str, key: str) -> str | None:

@@ -36,6 +36,14 @@ def test_model_is_created_after_the_role_may_pull_the_image(default):
     assert pull_id in model["DependsOn"]
 
 
+CPU = "ml.c7i.xlarge"  # 4 vCPUs
+
+
+@pytest.fixture(scope="module")
+def cpu(synth):
+    return synth(instanceType=CPU)
+
+
 def test_endpoint_config_defaults(default):
     [variant] = default.one("Endpoint", "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
     assert variant["InstanceType"] == "ml.g5.xlarge"
@@ -43,6 +51,33 @@ def test_endpoint_config_defaults(default):
     assert variant["ContainerStartupHealthCheckTimeoutInSeconds"] == 600
     assert variant["ModelDataDownloadTimeoutInSeconds"] == 600
     assert variant["InferenceAmiVersion"] == "al2023-ami-sagemaker-inference-gpu-4-1"  # driver 580, CUDA 13
+
+
+def test_cpu_instance_type_runs_the_same_image_without_gpu_settings(default, cpu):
+    [variant] = cpu.one("Endpoint", "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
+    assert variant["InstanceType"] == CPU
+    assert "InferenceAmiVersion" not in variant  # the AMI versions pinned here are GPU images
+    model, gpu_model = cpu.one("Endpoint", "AWS::SageMaker::Model"), default.one("Endpoint", "AWS::SageMaker::Model")
+    assert model["PrimaryContainer"]["Image"] == gpu_model["PrimaryContainer"]["Image"]
+    assert model["PrimaryContainer"]["Environment"] == {
+        "MODEL_DIR": "/opt/ml/model", "HF_HUB_OFFLINE": "1", "WS_MAX_PENDING_RESPONSES": "15",
+        "ENGINE": "onnx", "DEVICE": "cpu"}  # the embedded int8 engine
+
+
+def test_cpu_engine_can_be_pytorch_on_the_cached_weights(synth):
+    model = synth(instanceType="ml.m7i.2xlarge", cpuEngine="torch").one("Endpoint", "AWS::SageMaker::Model")
+    assert {k: model["PrimaryContainer"]["Environment"][k] for k in ("ENGINE", "DEVICE")} == {
+        "ENGINE": "torch", "DEVICE": "cpu"}
+    assert model["PrimaryContainer"]["ModelDataSource"]["S3DataSource"]["S3DataType"] == "S3Prefix"
+
+
+def test_updates_keep_the_instance_count_autoscaling_chose(default, cpu):
+    for synthesized in (default, cpu):
+        endpoint = synthesized.one("Endpoint", "AWS::SageMaker::Endpoint")
+        assert endpoint["RetainAllVariantProperties"] is True
+        # Only the weight comes from the new config (one variant, always 1); DataCaptureConfig
+        # is "not currently supported" in this list (API reference, VariantProperty).
+        assert endpoint["ExcludeRetainedVariantProperties"] == [{"VariantPropertyType": "DesiredWeight"}]
 
 
 def test_endpoint_rolls_back_a_deployment_on_error_alarms(default):
@@ -55,29 +90,55 @@ def test_endpoint_rolls_back_a_deployment_on_error_alarms(default):
     assert {alarms[a]["Properties"]["MetricName"] for a in rollback} == {"Invocation5XXErrors", "InvocationModelErrors"}
 
 
-def test_autoscaling_tracks_concurrency_and_scales_in_slowly(default):
+def tracked(synth) -> dict[str, dict]:
+    """Target tracking configuration by metric name."""
+    policies = synth.resources("Endpoint", "AWS::ApplicationAutoScaling::ScalingPolicy").values()
+    configs = [p["Properties"]["TargetTrackingScalingPolicyConfiguration"] for p in policies]
+    return {c["CustomizedMetricSpecification"]["MetricName"]: c for c in configs}
+
+
+def test_autoscaling_target_uses_the_service_linked_role(default):
     target = default.one("Endpoint", "AWS::ApplicationAutoScaling::ScalableTarget")
     assert (target["MinCapacity"], target["MaxCapacity"]) == (1, 2)
     assert target["ResourceId"] == "endpoint/kokoro-tts-endpoint/variant/AllTraffic"
     assert "RoleARN" not in target  # Application Auto Scaling's service-linked role
-    tracking = default.one("Endpoint", "AWS::ApplicationAutoScaling::ScalingPolicy")[
-        "TargetTrackingScalingPolicyConfiguration"]
-    assert tracking["PredefinedMetricSpecification"]["PredefinedMetricType"] == (
-        "SageMakerVariantConcurrentRequestsPerModelHighResolution")
-    assert tracking["TargetValue"] == 4
-    assert tracking["ScaleInCooldown"] > tracking["ScaleOutCooldown"]
-    assert tracking["ScaleInCooldown"] >= 600
+
+
+def test_gpu_variant_scales_on_gpu_and_cpu_utilization_of_its_instances(default):
+    policies = tracked(default)
+    # 60 % of each processor; SageMaker sums utilization over them (ml.g5.xlarge: 1 GPU, 4 vCPUs).
+    assert {m: p["TargetValue"] for m, p in policies.items()} == {"GPUUtilization": 60, "CPUUtilization": 240}
+    for policy in policies.values():
+        metric = policy["CustomizedMetricSpecification"]
+        assert (metric["Namespace"], metric["Statistic"], metric["Unit"]) == (
+            "/aws/sagemaker/Endpoints", "Average", "Percent")
+        assert {d["Name"]: d["Value"] for d in metric["Dimensions"]} == {
+            "EndpointName": "kokoro-tts-endpoint", "VariantName": "AllTraffic"}
+        assert "PredefinedMetricSpecification" not in policy  # not ConcurrentRequestsPerModel
+
+
+def test_cpu_variant_scales_on_cpu_utilization_only(cpu):
+    assert {m: p["TargetValue"] for m, p in tracked(cpu).items()} == {"CPUUtilization": 240}
+
+
+def test_scale_out_is_quick_and_scale_in_slow(default, cpu):
+    for policy in [*tracked(default).values(), *tracked(cpu).values()]:
+        assert policy["ScaleOutCooldown"] == 120
+        # After one scale-in, the next waits 15 minutes (on top of target tracking's own
+        # 15 minutes of low load before the first): sessions still speaking keep their instance.
+        assert policy["ScaleInCooldown"] == 900
+        assert not policy.get("DisableScaleIn", False)
 
 
 def test_context_sets_instance_type_counts_and_bounds(synth):
-    custom = synth(instanceType="ml.g6.xlarge", initialInstanceCount="2", minInstanceCount="2",
-                   maxInstanceCount="6", targetConcurrencyPerInstance="8")
+    custom = synth(instanceType="ml.g6.2xlarge", initialInstanceCount="2", minInstanceCount="2",
+                   maxInstanceCount="6", targetUtilizationPercent="50")
     [variant] = custom.one("Endpoint", "AWS::SageMaker::EndpointConfig")["ProductionVariants"]
-    assert (variant["InstanceType"], variant["InitialInstanceCount"]) == ("ml.g6.xlarge", 2)
+    assert (variant["InstanceType"], variant["InitialInstanceCount"]) == ("ml.g6.2xlarge", 2)
     target = custom.one("Endpoint", "AWS::ApplicationAutoScaling::ScalableTarget")
     assert (target["MinCapacity"], target["MaxCapacity"]) == (2, 6)
-    tracking = custom.one("Endpoint", "AWS::ApplicationAutoScaling::ScalingPolicy")
-    assert tracking["TargetTrackingScalingPolicyConfiguration"]["TargetValue"] == 8
+    assert {m: p["TargetValue"] for m, p in tracked(custom).items()} == {
+        "GPUUtilization": 50, "CPUUtilization": 400}  # 8 vCPUs
 
 
 def alarms_by_metric(synth) -> dict[str, dict]:

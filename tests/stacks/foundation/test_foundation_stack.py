@@ -74,12 +74,12 @@ def test_execution_role_writes_only_its_endpoint_log_group(default):
     assert group["Properties"]["LogGroupName"] == "/aws/sagemaker/Endpoints/kokoro-tts-endpoint"
 
 
-def test_invoker_policy_allows_the_three_invoke_calls_on_this_endpoint_only(default):
+def test_invoker_policy_allows_invoking_this_endpoint_only(default):
+    # InvokeEndpoint authorizes InvokeEndpointWithResponseStream too: no action of its own.
     default.template("Foundation").has_resource_properties("AWS::IAM::ManagedPolicy", {
         "PolicyDocument": {"Statement": [{
             "Effect": "Allow",
-            "Action": ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithBidirectionalStream",
-                       "sagemaker:InvokeEndpointWithResponseStream"],
+            "Action": ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithBidirectionalStream"],
             "Resource": {"Fn::Join": ["", Match.array_with([":endpoint/kokoro-tts-endpoint"])]},
             "Sid": Match.any_value(),
         }]},

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import types
 
 import boto3
 import pytest
 from hub_fake import Fault, HubFake, git_blob_sha1, sha256
+from botocore.exceptions import ClientError
 from moto import mock_aws
 
 from stacks.model_cache.handler import index
@@ -191,6 +193,55 @@ def test_unpinned_large_file_without_an_lfs_digest_is_refused(s3, hub):
     with pytest.raises(index.CopyError, match="larger than one part but no sha256"):
         index.sync(spec(hub, pins={}), s3)
     assert pending_uploads(s3) == []
+
+
+def only_this_revision_may_be_listed(s3) -> list[str]:
+    """Make the moto client answer as S3 does for a role whose ListBucket is limited to
+    PREFIX: other listings are denied, and reading a missing key is a 403, not a 404
+    (S3 reports 404 only to callers that may list the key). Returns the denied calls."""
+    denied: list[str] = []
+    exists = boto3.client("s3", region_name="us-east-1")
+
+    def enforce(params, model, **_):
+        if model.name in ("ListObjects", "ListObjectsV2"):
+            allowed = params.get("Prefix", "").startswith(PREFIX)
+        elif model.name in ("HeadObject", "GetObject"):
+            listed = exists.list_objects_v2(Bucket=params["Bucket"], Prefix=params["Key"]).get("Contents", [])
+            allowed = any(item["Key"] == params["Key"] for item in listed)
+        else:
+            allowed = True
+        if not allowed:
+            denied.append(f"{model.name} {params.get('Prefix', params.get('Key'))}")
+            raise ClientError({"Error": {"Code": "403", "Message": "Forbidden"}}, model.name)
+
+    s3.meta.events.register("before-parameter-build.s3", enforce)
+    return denied
+
+
+def test_works_with_a_listing_limited_to_its_own_revision(s3, hub):
+    denied = only_this_revision_may_be_listed(s3)
+
+    assert index.sync(spec(hub), s3)["Copied"] == "4"
+    s3.delete_object(Bucket=BUCKET, Key=PREFIX + "voices/jm_kumo.pt")  # a run cut short
+    assert index.sync(spec(hub), s3)["Copied"] == "1"
+    assert index.sync(spec(hub), s3)["Copied"] == "0"
+    assert denied == []
+
+
+def test_logs_progress_in_bytes_of_each_files_total(s3, hub, capsys):
+    index.sync(spec(hub), s3)
+
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    copying = [e for e in events if e["event"] == "copying"]
+    assert [(e["file"], e["files"]) for e in copying] == [(n, 4) for n in range(1, 5)]
+    weights = len(hub.files["kokoro-v1_0.pth"])
+    progress = [e for e in events if e["event"] == "progress" and e["path"] == "kokoro-v1_0.pth"]
+    assert [e["bytes"] for e in progress] == [PART, 2 * PART, weights]  # one line per part
+    assert {e["total"] for e in progress} == {weights}
+    assert progress[-1]["percent"] == 100.0
+    copied = {e["path"]: e["bytes"] for e in events if e["event"] == "copied"}
+    assert copied == {path: len(data) for path, data in hub.files.items()}
+    assert events[-1] == {"event": "synced", "prefix": PREFIX, "copied": 4, "reused": 0}
 
 
 def test_stops_cleanly_when_lambda_time_runs_out(s3, hub):

@@ -44,6 +44,9 @@ def test_handler_is_bounded_and_writes_only_this_revision(default):
     write = statements["WriteThisRevision"]
     assert write["Action"] == ["s3:AbortMultipartUpload", "s3:GetObject", "s3:PutObject"]
     assert write["Resource"]["Fn::Join"][1][-1] == f"/hexgrad/Kokoro-82M/{REVISION}/*"
+    listing = statements["ListThisRevision"]
+    assert listing["Action"] == "s3:ListBucket"
+    assert listing["Condition"] == {"StringLike": {"s3:prefix": [f"hexgrad/Kokoro-82M/{REVISION}/*"]}}
     assert weights_resource(default)["ServiceTimeout"] == "1200"
 
 
