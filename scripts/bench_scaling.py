@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Scaling curve: N concurrent streaming sessions in a closed loop, N = 1, 2, 4, ... (make bench-scaling).
+
+Each session speaks a multi-sentence text over and over (a new response as soon as the last is
+done) for `--seconds` per level. Reported per N: audio seconds delivered per second, time to
+first audio p50/p95, the share of responses whose stream ever ran dry (a chunk arrived later
+than the listener, who started playing at the first chunk, needed it), the batch sizes the
+scheduler ran, and the server's peak memory. The server runs as a subprocess through
+container/serve with admission opened wide (this measures the engine, not the shedding).
+
+    .venv/bin/python scripts/bench_scaling.py --engine onnx --levels 1,2,4,8 --json reports/scaling-onnx.json
+    .venv/bin/python scripts/bench_scaling.py --engine torch --model-dir .cache/model-dir --json reports/scaling-torch.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import websockets
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts")]
+from bench import FIVE_SENTENCES, percentile  # noqa: E402
+from running_server import start_server, stop_server  # noqa: E402
+
+BYTES_PER_SECOND = 24000 * 2  # pcm_16 at 24 kHz
+
+
+async def session(url: str, text: str, until: float, results: list[dict]) -> None:
+    async with websockets.connect(url, max_size=None) as ws:
+        await ws.send(json.dumps({"type": "open", "format": "pcm_16", "audio_frames": "binary"}).encode())
+        json.loads(await ws.recv())
+        number = 0
+        while time.perf_counter() < until:
+            number += 1
+            began = time.perf_counter()
+            await ws.send(json.dumps({"type": "response.create", "text": text, "response_id": f"r{number}"}).encode())
+            first, audio_s, dry = None, 0.0, False
+            while True:
+                frame = await ws.recv()
+                now = time.perf_counter()
+                if isinstance(frame, bytes):
+                    if first is None:
+                        first = now
+                    elif now > first + audio_s:  # the listener had played everything before this chunk
+                        dry = True
+                    audio_s += len(frame) / BYTES_PER_SECOND
+                    continue
+                event = json.loads(frame)
+                if event["type"] == "response.done":
+                    break
+            results.append({"ttfa": first - began, "audio_s": audio_s, "dry": dry, "done_at": now})
+
+
+def ping(server) -> dict:
+    with urllib.request.urlopen(server.http_url + "/ping", timeout=10) as reply:
+        return json.loads(reply.read())
+
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+async def level(server, sessions: int, seconds: float, text: str) -> dict:
+    before = ping(server)["load"].get("batches", {})
+    results: list[dict] = []
+    began = time.perf_counter()
+    until = began + seconds
+    await asyncio.gather(*(session(server.ws_url, text, until, results) for _ in range(sessions)))
+    wall = time.perf_counter() - began
+    after = ping(server)["load"].get("batches", {})
+    batches = {size: count - before.get(size, 0) for size, count in after.items() if count - before.get(size, 0)}
+    ttfa = [r["ttfa"] for r in results]
+    return {
+        "sessions": sessions,
+        "responses": len(results),
+        "audio_s_per_s": sum(r["audio_s"] for r in results) / wall,
+        "ttfa_p50_ms": 1000 * percentile(ttfa, 0.5),
+        "ttfa_p95_ms": 1000 * percentile(ttfa, 0.95),
+        "ran_dry_share": sum(r["dry"] for r in results) / len(results),
+        "batch_sizes": batches,
+        "peak_rss_mb": peak_rss_mb(server.process.pid),
+    }
+
+
+def plot(report: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    levels = report["levels"]
+    n = [entry["sessions"] for entry in levels]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
+    left.plot(n, [e["audio_s_per_s"] for e in levels], "o-", label="delivered")
+    left.plot(n, n, ":", color="grey", label="needed (real time)")
+    left.set(xlabel="concurrent sessions", ylabel="audio seconds per second", title="Throughput")
+    left.legend()
+    right.plot(n, [e["ttfa_p50_ms"] for e in levels], "o-", label="p50")
+    right.plot(n, [e["ttfa_p95_ms"] for e in levels], "s-", label="p95")
+    right.set(xlabel="concurrent sessions", ylabel="ms", title="Time to first audio")
+    right.legend()
+    for axis in (left, right):
+        axis.set_xscale("log", base=2)
+        axis.grid(alpha=0.3)
+    fig.suptitle(f"{report['engine']} on {report['device']}, batch up to {report['max_batch']}")
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", choices=("onnx", "torch"), default="onnx")
+    parser.add_argument("--model-dir", default=str(REPO / ".cache" / "model-dir"))
+    parser.add_argument("--levels", default="1,2,4,8", help="comma-separated session counts")
+    parser.add_argument("--seconds", type=float, default=30.0, help="closed-loop time per level")
+    parser.add_argument("--max-batch", type=int, default=0, help="MAX_BATCH for the server (0: its default)")
+    parser.add_argument("--text", default=FIVE_SENTENCES)
+    parser.add_argument("--json", type=Path, default=None, help="report path; a PNG is written beside it")
+    args = parser.parse_args()
+
+    env = {"ENGINE": args.engine, "LANGUAGES": "ja", "MAX_CONCURRENT_SYNTHESES": "100000",
+           "TARGET_FIRST_AUDIO_MS": "3600000", "MAX_SESSIONS": "100000"}
+    if args.engine == "torch":
+        env["MODEL_DIR"] = args.model_dir
+    if args.max_batch:
+        env["MAX_BATCH"] = str(args.max_batch)
+    server = start_server(env, timeout=600)
+    try:
+        described = ping(server)
+        report = {"engine": described["engine"], "device": described["device"],
+                  "max_batch": described["load"].get("max_batch", 1), "text_chars": len(args.text), "levels": []}
+        print(f"{report['engine']} on {report['device']}, batch up to {report['max_batch']}, "
+              f"{args.seconds:.0f} s per level", flush=True)
+        print(f"{'sessions':>8} {'audio-s/s':>9} {'TTFA p50':>9} {'TTFA p95':>9} {'ran dry':>8} {'RSS MB':>7}  batches")
+        for sessions in (int(n) for n in args.levels.split(",")):
+            entry = await level(server, sessions, args.seconds, args.text)
+            report["levels"].append(entry)
+            print(f"{sessions:>8} {entry['audio_s_per_s']:>9.2f} {entry['ttfa_p50_ms']:>7.0f}ms {entry['ttfa_p95_ms']:>7.0f}ms "
+                  f"{entry['ran_dry_share']:>8.0%} {entry['peak_rss_mb']:>7.0f}  {entry['batch_sizes']}", flush=True)
+    finally:
+        stop_server(server)
+    if args.json:
+        args.json.parent.mkdir(parents=True, exist_ok=True)
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+        plot(report, args.json.with_suffix(".png"))
+        print(f"wrote {args.json} and {args.json.with_suffix('.png')}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
