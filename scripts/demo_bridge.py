@@ -52,16 +52,15 @@ def create_bridge(endpoint: str, **connect_options) -> Starlette:
             await browser.send_text(json.dumps({"type": "error", "error": {"code": "endpoint_unreachable", "message": message}}))
             await browser.close(1011, close_reason(message))
             return
-        # Whichever side ends first ends the other: the browser leaving closes the stream to
-        # the endpoint, the endpoint's stream ending closes the browser's socket.
-        relays = [asyncio.create_task(_browser_to_endpoint(browser, endpoint_stream)),
-                  asyncio.create_task(_endpoint_to_browser(endpoint_stream, browser))]
+        upstream = asyncio.create_task(_browser_to_endpoint(browser, endpoint_stream))
+        downstream = asyncio.create_task(_endpoint_to_browser(endpoint_stream, browser))
         try:
-            await asyncio.wait(relays, return_when=asyncio.FIRST_COMPLETED)
+            # The reply ends after the browser's `close` (or its leaving) has drained the session.
+            await downstream
         finally:
-            for task in relays:
+            for task in (upstream, downstream):
                 task.cancel()
-            await asyncio.gather(*relays, return_exceptions=True)
+            await asyncio.gather(upstream, downstream, return_exceptions=True)
             with contextlib.suppress(Exception):
                 await endpoint_stream.close()
 
@@ -69,9 +68,25 @@ def create_bridge(endpoint: str, **connect_options) -> Starlette:
 
 
 async def _browser_to_endpoint(browser: WebSocket, endpoint_stream: SageMakerTransport) -> None:
+    """Until the browser sends `close` (then, like Session.close, end the request stream) or leaves."""
     while (message := await browser.receive())["type"] != "websocket.disconnect":
         frame = message.get("text")
         await endpoint_stream.send(frame if frame is not None else message.get("bytes") or b"")
+        if frame is not None and _is_close(frame):
+            await endpoint_stream.finish_sending()
+            return
+    # Gone without a goodbye (tab closed): ask the container to end the session, which ends
+    # the reply stream (the request stream's end alone leaves an idle session open).
+    with contextlib.suppress(Exception):
+        await endpoint_stream.send(json.dumps({"type": "close"}))
+        await endpoint_stream.finish_sending()
+
+
+def _is_close(frame: str) -> bool:
+    try:
+        return json.loads(frame).get("type") == "close"
+    except (ValueError, AttributeError):
+        return False
 
 
 async def _endpoint_to_browser(endpoint_stream: SageMakerTransport, browser: WebSocket) -> None:

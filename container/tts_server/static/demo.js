@@ -327,6 +327,7 @@ function stop() {
 }
 
 function changeLanguage() {
+  stop();
   session?.close();
   session = null;
   state.ready = false;
@@ -340,6 +341,10 @@ function bindOutput(input, output, format) {
 }
 
 $("speak").addEventListener("click", speak);
+addEventListener("pagehide", () => {
+  stop();
+  session?.close();
+});
 $("stop").addEventListener("click", stop);
 $("language").addEventListener("change", changeLanguage);
 $("agent").addEventListener("change", () => ($("agent-panel").hidden = !$("agent").checked));

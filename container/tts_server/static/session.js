@@ -69,10 +69,11 @@ export class DemoSession {
     this.send({ type: "response.cancel", response_id: responseId });
   }
 
+  // Ends the session: the server finishes queued work (cancel it first to drop it), says
+  // session.closed and closes the socket.
   close() {
     if (this.closed) return;
     this.closed = true;
-    // Queued work is dropped on purpose: a language change abandons the old session.
-    this.socket.close(1000, "demo page done");
+    if (this.socket.readyState === WebSocket.OPEN) this.send({ type: "close" });
   }
 }
