@@ -7,7 +7,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import sys
+from pathlib import Path
 
+import httpx
 import pytest_asyncio
 import uvicorn
 import websockets
@@ -18,12 +21,20 @@ from running_server import free_port
 from sagemaker_gateway.server import start_gateway
 from tts_client.audio import duration_ms
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 @pytest_asyncio.fixture(scope="module")
-async def bridge_url(speech_server, tmp_path_factory):
+async def gateway(speech_server, tmp_path_factory):
     # Small parts: every audio frame crosses SageMaker's stream in several PARTIAL pieces.
-    gateway = await start_gateway(speech_server.http_url, tmp_path_factory.mktemp("bridge-gateway"), port=0,
+    running = await start_gateway(speech_server.http_url, tmp_path_factory.mktemp("bridge-gateway"), port=0,
                                   max_part_bytes=1500)
+    yield running
+    await running.close()
+
+
+@pytest_asyncio.fixture(scope="module")
+async def bridge_url(gateway):
     app = create_bridge("local-kokoro", region="us-east-1", endpoint_url=gateway.endpoint_url, ca_file=str(gateway.ca_file))
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning"))
@@ -33,7 +44,6 @@ async def bridge_url(speech_server, tmp_path_factory):
     yield f"127.0.0.1:{port}"
     server.should_exit = True
     await serving
-    await gateway.close()
 
 
 async def test_frames_cross_the_bridge_whole_and_keep_their_kind(bridge_url):
@@ -101,3 +111,33 @@ async def test_the_page_speaks_through_the_bridge(bridge_url, open_page):
     assert abs(response["audioMs"] - response["usageAudioMs"]) < 1
     words = await wait_until(page, "demoState.highlighted")
     assert "".join(w["text"] for w in words) == "こんにちは。今日は晴れです。"
+
+
+async def test_the_make_demo_command_serves_the_page_and_relays_to_the_endpoint(gateway):
+    port = free_port()
+    command = [sys.executable, str(REPO / "scripts" / "demo_bridge.py"), "--endpoint", "local-kokoro", "--region",
+               "us-east-1", "--endpoint-url", gateway.endpoint_url, "--ca-file", str(gateway.ca_file), "--port", str(port)]
+    process = await asyncio.create_subprocess_exec(*command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    try:
+        banner = (await asyncio.wait_for(process.stdout.readline(), 60)).decode()
+        assert f"http://127.0.0.1:{port}/" in banner and "local-kokoro" in banner
+        async with httpx.AsyncClient() as http:
+            for _ in range(200):  # the banner comes just before uvicorn binds the port
+                with contextlib.suppress(httpx.TransportError):
+                    page = await http.get(f"http://127.0.0.1:{port}/")
+                    break
+                await asyncio.sleep(0.05)
+            script = await http.get(f"http://127.0.0.1:{port}/demo/demo.js")
+        assert page.status_code == 200 and "<title>Kokoro streaming TTS</title>" in page.text
+        assert script.status_code == 200 and "javascript" in script.headers["content-type"]
+        async with websockets.connect(f"ws://127.0.0.1:{port}/invocations-bidirectional-stream") as socket:
+            await socket.send(json.dumps({"type": "open"}))
+            created = json.loads(await socket.recv())
+            await socket.send(json.dumps({"type": "ping"}))
+            pong = json.loads(await socket.recv())
+            await socket.send(json.dumps({"type": "close"}))
+            closed = json.loads(await socket.recv())
+        assert (created["type"], pong["type"], closed["type"]) == ("session.created", "pong", "session.closed")
+    finally:
+        process.terminate()
+        await process.wait()
