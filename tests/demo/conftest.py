@@ -20,14 +20,29 @@ CHROMIUM_ARGS = [
 ]
 
 
+def _missing() -> str | None:
+    """Why the browser tests cannot run here, or None."""
+    if not CHROMIUM.exists():
+        return f"browser tests skipped: no Chromium at {CHROMIUM} (Debian: apt-get install chromium)"
+    try:
+        import playwright.async_api  # noqa: F401
+    except ImportError:
+        return "browser tests skipped: the playwright package is not installed (make setup)"
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    # Skipped before any fixture runs: no server is started for a test that cannot run.
+    reason = _missing()
+    for item in items:
+        if reason and "browser" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
 @pytest_asyncio.fixture(scope="session")
 async def browser():
-    if not CHROMIUM.exists():
-        pytest.skip(f"browser tests skipped: no Chromium at {CHROMIUM} (Debian: apt-get install chromium)")
-    try:
-        from playwright.async_api import async_playwright
-    except ImportError:
-        pytest.skip("browser tests skipped: the playwright package is not installed (make setup)")
+    from playwright.async_api import async_playwright
+
     async with async_playwright() as playwright:
         launched = await playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         yield launched
