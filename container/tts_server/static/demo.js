@@ -21,12 +21,12 @@ const state = (window.demoState = {
   language: null,
   speakers: [],
   sessionsOpened: 0,
-  responses: {}, // response_id -> {text, status, ttfaMs, rtf, chunks, audioMs}
+  responses: {}, // response_id -> {text, status, history, ttfaMs, rtf, chunks, audioMs, usageAudioMs, firstStart, lastEnd}
   chunksScheduled: 0,
   scheduledMs: 0,
-  highlighted: [], // {response_id, start_char, end_char, text}, in the order they lit up
+  highlighted: [], // {response_id, start_char, end_char, text, due, at}, in the order they lit up
   errors: [], // {code, message, response_id}, as the server sent them
-  agent: null, // {mode, sentences, firstAudioMs, llmDoneMs}
+  agent: null, // {mode, tokensPerSecond, sentences, sentAtMs, firstAudioMs, llmDoneMs}
   stops: 0,
   get playing() {
     return player ? player.playing : 0;
