@@ -127,6 +127,25 @@ def plot_bench_overload(data: dict) -> Figure:
     return figure
 
 
+def plot_bench_scaling(data: dict) -> Figure:
+    """make bench-scaling: delivered audio against what real time needs, and TTFA, per session count."""
+    figure, (throughput, ttfa) = _figure(2, f"make bench-scaling: {data['engine']} on {data['device']}, "
+                                            f"batch up to {data['max_batch']}")
+    levels = data["levels"]
+    sessions = [entry["sessions"] for entry in levels]
+    throughput.plot(sessions, [e["audio_s_per_s"] for e in levels], "o-", color=GREEN, label="delivered")
+    throughput.plot(sessions, sessions, ":", color=GREY, label="needed (real time)")
+    throughput.set(xlabel="concurrent sessions", ylabel="audio seconds per second")
+    ttfa.plot(sessions, [e["ttfa_p50_ms"] for e in levels], "o-", color=BLUE, label="TTFA p50")
+    ttfa.plot(sessions, [e["ttfa_p95_ms"] for e in levels], "s-", color=ORANGE, label="TTFA p95")
+    ttfa.set(xlabel="concurrent sessions", ylabel="time to first audio (ms)")
+    for axis in (throughput, ttfa):
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(sessions, [str(n) for n in sessions])
+        axis.legend(fontsize=8)
+    return figure
+
+
 def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, list]) -> Figure:
     """A generic curve (e.g. a scaling sweep): one line per name, sharing x."""
     figure, (axis,) = _figure(1, title, width=7)
@@ -139,7 +158,8 @@ def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, 
     return figure
 
 
-PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload}
+PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload,
+         "bench-scaling": plot_bench_scaling}
 
 
 def kind_of(data: dict) -> str:
@@ -152,6 +172,8 @@ def kind_of(data: dict) -> str:
         return "bench-agent"
     if "phases" in data:
         return "bench-overload"
+    if "levels" in data:
+        return "bench-scaling"
     raise ValueError(f"unknown benchmark JSON (keys: {sorted(data)})")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
-from plots import PLOTS, kind_of, plot_bench, plot_bench_overload, save_plot  # noqa: E402
+from plots import PLOTS, kind_of, plot_bench, plot_bench_overload, plot_bench_scaling, save_plot  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -39,6 +39,14 @@ OVERLOAD = {
     ],
 }
 
+SCALING = {
+    "benchmark": "bench-scaling", "engine": "onnx", "device": "cpu", "max_batch": 1, "text_chars": 118,
+    "levels": [
+        {"sessions": 1, "audio_s_per_s": 3.3, "ttfa_p50_ms": 780, "ttfa_p95_ms": 800},
+        {"sessions": 2, "audio_s_per_s": 2.8, "ttfa_p50_ms": 1500, "ttfa_p95_ms": 2000},
+    ],
+}
+
 
 def bar_heights(axis, color: str) -> list[float]:
     from matplotlib.colors import to_hex
@@ -60,7 +68,13 @@ def test_the_overload_plot_stacks_admitted_and_shed_replies():
     assert bar_heights(latency, "#c53030") == [0, 11.5]  # no 503 at 1x: an empty bar, not a made-up one
 
 
-@pytest.mark.parametrize("data", [BENCH, OVERLOAD], ids=["bench", "bench-overload"])
+def test_the_scaling_plot_draws_delivered_against_needed_audio():
+    throughput, ttfa = plot_bench_scaling(SCALING).axes
+    assert [list(line.get_ydata()) for line in throughput.lines] == [[3.3, 2.8], [1, 2]]
+    assert [list(line.get_ydata()) for line in ttfa.lines] == [[780, 1500], [800, 2000]]
+
+
+@pytest.mark.parametrize("data", [BENCH, OVERLOAD, SCALING], ids=["bench", "bench-overload", "bench-scaling"])
 def test_save_plot_writes_a_png_beside_the_json(tmp_path, data):
     path = tmp_path / f"{data['benchmark']}.json"
     path.write_text(json.dumps({k: v for k, v in data.items() if k != "benchmark"}))  # as older files were
@@ -72,4 +86,4 @@ def test_save_plot_writes_a_png_beside_the_json(tmp_path, data):
 def test_an_unknown_json_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown benchmark JSON"):
         kind_of({"something": 1})
-    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload"}
+    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-scaling"}
