@@ -18,13 +18,22 @@ help:
 	@echo "make run     serve the embedded Kokoro model on http://$(HOST):$(PORT)"
 	@echo "make test    run the whole test suite"
 	@echo "make bench   time to first audio, real-time factor, server overhead"
+	@echo "make demo    the demo page in front of a deployed endpoint (make run serves it at /)"
+	@echo "make plots   the README's benchmark plots from docs/benchmarks/*.json"
 
 setup: $(VENV)/.installed
 
 $(VENV)/.installed: $(REQUIREMENTS)
 	@test -x $(PY) || { interpreter=$$(scripts/find-python) && echo "creating $(VENV) with $$interpreter" && "$$interpreter" -m venv $(VENV); }
+	@echo "Installing Python packages into $(VENV) (a requirements file changed, or the first run):"
+	@echo "  server   PyTorch with its CUDA libraries (several GB: the GPU engine), onnxruntime and the"
+	@echo "           Kokoro-82M int8 weights (the CPU engine), Japanese G2P dictionaries, PyAV, soxr"
+	@echo "  client   websockets, the SageMaker HTTP/2 SDK (awscrt), boto3;  CDK  aws-cdk-lib, cdk-nag"
+	@echo "  tests    pytest, hypothesis, moto, Playwright (drives the system's chromium), matplotlib, tqdm"
+	@echo "The first run downloads several GB and takes minutes; pip shows each download below."
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -r requirements.txt -r requirements-dev.txt
+	$(PY) -m pip install --progress-bar on -r requirements.txt -r requirements-dev.txt
+	@test -x "$${CHROMIUM:-/usr/bin/chromium}" || echo "note: no chromium found, so make test will skip the browser tests (tests/demo); Debian/Ubuntu: apt-get install chromium"
 	@touch $@
 
 run: setup

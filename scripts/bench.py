@@ -8,6 +8,9 @@ which the runtime records per response. The server runs in this process (its own
 event loop) so that record can be read; the client talks to it over loopback.
 
     .venv/bin/python scripts/bench.py --runs 10 --json reports/bench.json
+
+Writes the figures as JSON (default reports/bench.json) and a plot next to it (bench.png).
+Progress goes to stderr, one bar per phase; the tables to stdout.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from pathlib import Path
 
 import uvicorn
 import websockets
+from plots import save_plot
+from tqdm import tqdm
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the server package and the client's chunker
@@ -80,7 +85,7 @@ async def one_response(url: str, text: str, rid: str) -> dict:
 
 async def ttfa_series(url: str, runtime, text: str, runs: int, label: str) -> dict:
     results = []
-    for i in range(runs):
+    for i in tqdm(range(runs), desc=f"TTFA, {label}", unit="response", leave=True):
         rid = f"{label}-{i}"
         result = await one_response(url, text, rid)
         engine = dict(runtime.first_audio_engine_seconds)[rid]
@@ -98,6 +103,7 @@ async def ttfa_series(url: str, runtime, text: str, runs: int, label: str) -> di
         "overhead_p95_ms": 1000 * percentile(overhead, 0.95),
         "rtf": sum(r["total"] for r in results) / audio,
         "audio_s_per_response": audio / runs,
+        "ttfa_ms": [round(1000 * t, 1) for t in ttfa],
     }
 
 
@@ -118,9 +124,11 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10, help="responses per text (default 10)")
     parser.add_argument("--concurrency", default="1,2,4", help="comma-separated session counts for throughput")
-    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--json", type=Path, default=Path("reports/bench.json"),
+                        help="write the figures as JSON here, and a PNG beside it (default reports/bench.json)")
     args = parser.parse_args()
 
+    print("starting the server and loading the model…", file=sys.stderr, flush=True)
     server, runtime, port = start_server()
     url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
     await one_response(url, SHORT, "warmup")
@@ -128,7 +136,9 @@ async def main() -> None:
         await ttfa_series(url, runtime, SHORT, args.runs, "short"),
         await ttfa_series(url, runtime, FIVE_SENTENCES, args.runs, "five-sentences"),
     ]
-    scaling = [await throughput(url, int(c), FIVE_SENTENCES) for c in args.concurrency.split(",")]
+    scaling = []
+    for c in tqdm(args.concurrency.split(","), desc="throughput", unit="step"):
+        scaling.append(await throughput(url, int(c), FIVE_SENTENCES))
     server.should_exit = True
 
     print(f"Embedded engine ({runtime.synthesizer.backend.name}) on {os.cpu_count()} CPU cores, pcm_16 24 kHz, binary frames\n")
@@ -141,9 +151,10 @@ async def main() -> None:
     print("|---|---|---|---|")
     for t in scaling:
         print(f"| {t['concurrency']} | {t['audio_seconds_per_second']:.2f} | {t['ttfa_p50_ms']:.0f} ms | {t['ttfa_max_ms']:.0f} ms |")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"series": series, "throughput": scaling}, indent=2))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    figures = {"benchmark": "bench", "cpu_cores": os.cpu_count(), "series": series, "throughput": scaling}
+    args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"\nwrote {args.json} and {save_plot(args.json, figures)}")
 
 
 if __name__ == "__main__":

@@ -4,6 +4,8 @@ token stream is spoken through run_bidi (sentences go out while it generates) an
 (the whole answer first). Reports time to first audio (TTFA) of each and their ratio.
 
   bench_agent.py --url ws://127.0.0.1:8080/invocations-bidirectional-stream --tokens-per-second 20
+
+Writes the summary as JSON (default reports/bench-agent.json) and a plot next to it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
+from plots import save_plot  # noqa: E402
+from tqdm import tqdm  # noqa: E402
 from tts_client.agent import AgentFinished, AudioOut, run_batch, run_bidi  # noqa: E402
 from tts_client.session import Session  # noqa: E402
 
@@ -54,12 +58,16 @@ async def one_run(mode, args) -> dict:
 async def bench(args) -> dict:
     runs = {"bidi": [], "batch": []}
     modes = {"bidi": run_bidi, "batch": run_batch}
-    for repeat in range(args.repeats):
-        order = ["bidi", "batch"] if repeat % 2 == 0 else ["batch", "bidi"]  # neither always goes first
-        for name in order:
-            runs[name].append(await one_run(modes[name], args))
+    with tqdm(total=2 * args.repeats, desc="bidi and batch runs", unit="run") as progress:
+        for repeat in range(args.repeats):
+            order = ["bidi", "batch"] if repeat % 2 == 0 else ["batch", "bidi"]  # neither always goes first
+            for name in order:
+                progress.set_postfix_str(f"{name}, repeat {repeat + 1}")
+                runs[name].append(await one_run(modes[name], args))
+                progress.update()
     tokens = -(-len(ANSWER) // args.chars_per_token)
     summary = {
+        "benchmark": "bench-agent",
         "tokens_per_second": args.tokens_per_second, "tokens": tokens, "generation_s": round(tokens / args.tokens_per_second, 2),
         "characters": len(ANSWER), "sentences": 5, "repeats": args.repeats,
     }
@@ -79,7 +87,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tokens-per-second", type=float, default=20)
     parser.add_argument("--chars-per-token", type=int, default=2)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--json", type=Path, help="also write the summary here")
+    parser.add_argument("--json", type=Path, default=Path("reports/bench-agent.json"),
+                        help="write the summary here, and a PNG beside it (default reports/bench-agent.json)")
     args = parser.parse_args(argv)
     summary = asyncio.run(bench(args))
     print(f"simulated LLM: {summary['tokens']} tokens at {args.tokens_per_second:g} tokens/s "
@@ -90,9 +99,9 @@ def main(argv=None) -> int:
         row = summary[name]
         print(f"{name:<6} {row['ttfa_s']:>7.2f}s {row['last_audio_s']:>10.2f}s {row['finished_s']:>7.2f}s")
     print(f"TTFA batch / bidi = {summary['ttfa_ratio_batch_over_bidi']:.2f}x")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=2) + "\n")
+    print(f"wrote {args.json} and {save_plot(args.json, summary)}")
     return 0
 
 

@@ -9,7 +9,10 @@ drives POST /invocations (whole JSON replies, one sentence of Japanese) with clo
 Reports the shed rate (503s among all replies), p50/p95 latency of the admitted requests, the
 latency of the 503s (shed at once?), throughput, and /ping's latency under the load.
 
-    .venv/bin/python scripts/bench_overload.py --seconds 20 --json reports/overload.json
+    .venv/bin/python scripts/bench_overload.py --seconds 20 --json reports/bench-overload.json
+
+Writes the figures as JSON (default reports/bench-overload.json) and a plot next to it;
+progress (one bar per phase, with the replies so far) goes to stderr.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ import time
 from pathlib import Path
 
 import httpx
+from plots import save_plot
+from tqdm import tqdm
 
 REPO = Path(__file__).resolve().parent.parent
 TEXT = "本日はご来店いただき、誠にありがとうございます。"
@@ -91,13 +96,34 @@ async def pings(http: httpx.AsyncClient, until: float) -> list[float]:
     return latencies
 
 
+async def show_progress(description: str, seconds: float, results: list[dict]) -> None:
+    """A bar over the phase's duration, with the replies so far; it ends when cancelled."""
+    began = time.monotonic()
+    with tqdm(total=round(seconds), desc=description, unit="s", bar_format="{l_bar}{bar}| {n:.0f}/{total} s{postfix}") as bar:
+        try:
+            while True:
+                await asyncio.sleep(0.5)
+                elapsed = time.monotonic() - began
+                bar.n = min(seconds, elapsed)
+                admitted = sum(r["status"] == 200 for r in results)
+                waiting = ", waiting for the replies in flight" if elapsed >= seconds else ""
+                bar.set_postfix_str(f"admitted {admitted}, shed {len(results) - admitted}{waiting}")
+        except asyncio.CancelledError:
+            bar.n = bar.total
+            bar.refresh()
+
+
 async def phase(url: str, clients: int, seconds: float, label: str) -> dict:
     limits = httpx.Limits(max_connections=clients + 2)
     async with httpx.AsyncClient(base_url=url, timeout=300, limits=limits) as http:
         results: list[dict] = []
         until = time.monotonic() + seconds
         began = time.perf_counter()
-        ping_latencies, *_ = await asyncio.gather(pings(http, until), *(client(http, until, results) for _ in range(clients)))
+        ticker = asyncio.create_task(show_progress(f"{label} load, {clients} clients", seconds, results))
+        try:
+            ping_latencies, *_ = await asyncio.gather(pings(http, until), *(client(http, until, results) for _ in range(clients)))
+        finally:
+            ticker.cancel()
         wall = time.perf_counter() - began
     admitted = [r["seconds"] for r in results if r["status"] == 200]
     shed = [r["seconds"] for r in results if r["status"] == 503]
@@ -123,7 +149,8 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=20, help="length of each phase (default 20)")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="settings for the server this script starts, e.g. MAX_CONCURRENT_SYNTHESES=2")
-    parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--json", type=Path, default=Path("reports/bench-overload.json"),
+                        help="write the figures as JSON here, and a PNG beside it (default reports/bench-overload.json)")
     args = parser.parse_args()
 
     process = None
@@ -131,6 +158,7 @@ async def main() -> None:
     if url is None:
         process, url = start_server(dict(item.split("=", 1) for item in args.env))
     try:
+        print("waiting for the server's model to load (/ping)…", file=sys.stderr, flush=True)
         async with httpx.AsyncClient(base_url=url, timeout=30) as http:
             capacity = await wait_ready(http)
             await http.post("/invocations", json={"text": TEXT})  # warm the path once
@@ -150,9 +178,11 @@ async def main() -> None:
         print(f"| {p['load']} | {p['clients']} | {p['requests']} | {p['admitted']} | {p['shed']} | {p['shed_rate']:.0%} "
               f"| {shown(p['admitted_p50_ms'])} | {shown(p['admitted_p95_ms'])} | {shown(p['shed_p95_ms'], 1)} "
               f"| {p['admitted_per_s']:.2f} | {p['audio_s_per_s']:.2f} | {shown(p['ping_p95_ms'], 1)} |")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"capacity": capacity, "phases": phases}, indent=2))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    figures = {"benchmark": "bench-overload", "cpu_cores": os.cpu_count(), "seconds_per_phase": args.seconds,
+               "capacity": capacity, "phases": phases}
+    args.json.write_text(json.dumps(figures, indent=2) + "\n")
+    print(f"\nwrote {args.json} and {save_plot(args.json, figures)}")
 
 
 if __name__ == "__main__":

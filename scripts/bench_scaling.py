@@ -27,6 +27,7 @@ import websockets
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "tests"), str(REPO / "scripts")]
 from bench import FIVE_SENTENCES, percentile  # noqa: E402
+from plots import save_plot  # noqa: E402
 from running_server import start_server, stop_server  # noqa: E402
 
 BYTES_PER_SECOND = 24000 * 2  # pcm_16 at 24 kHz
@@ -92,31 +93,6 @@ async def level(server, sessions: int, seconds: float, text: str) -> dict:
     }
 
 
-def plot(report: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    levels = report["levels"]
-    n = [entry["sessions"] for entry in levels]
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    left.plot(n, [e["audio_s_per_s"] for e in levels], "o-", label="delivered")
-    left.plot(n, n, ":", color="grey", label="needed (real time)")
-    left.set(xlabel="concurrent sessions", ylabel="audio seconds per second", title="Throughput")
-    left.legend()
-    right.plot(n, [e["ttfa_p50_ms"] for e in levels], "o-", label="p50")
-    right.plot(n, [e["ttfa_p95_ms"] for e in levels], "s-", label="p95")
-    right.set(xlabel="concurrent sessions", ylabel="ms", title="Time to first audio")
-    right.legend()
-    for axis in (left, right):
-        axis.set_xscale("log", base=2)
-        axis.grid(alpha=0.3)
-    fig.suptitle(f"{report['engine']} on {report['device']}, batch up to {report['max_batch']}")
-    fig.tight_layout()
-    fig.savefig(path, dpi=110)
-
-
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=("onnx", "torch"), default="onnx")
@@ -137,7 +113,7 @@ async def main() -> None:
     server = start_server(env, timeout=600)
     try:
         described = ping(server)
-        report = {"engine": described["engine"], "device": described["device"],
+        report = {"benchmark": "bench-scaling", "engine": described["engine"], "device": described["device"],
                   "max_batch": described["load"].get("max_batch", 1), "text_chars": len(args.text), "levels": []}
         print(f"{report['engine']} on {report['device']}, batch up to {report['max_batch']}, "
               f"{args.seconds:.0f} s per level", flush=True)
@@ -152,8 +128,7 @@ async def main() -> None:
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(report, indent=2) + "\n")
-        plot(report, args.json.with_suffix(".png"))
-        print(f"wrote {args.json} and {args.json.with_suffix('.png')}")
+        print(f"wrote {args.json} and {save_plot(args.json, report)}")
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from starlette.routing import Route, WebSocketRoute
 
 from .admission import Admission
 from .config import Settings
+from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
 from .runtime import EngineRuntime
 from .transport.http import invocations
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
             Route("/ping", ping, methods=["GET"]),
             Route("/invocations", invocations, methods=["POST"]),
             WebSocketRoute("/invocations-bidirectional-stream", bidirectional_stream),
+            *demo_routes(),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

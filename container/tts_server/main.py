@@ -18,7 +18,8 @@ def main() -> None:
         f"Kokoro streaming TTS: loading the model, then serving on http://{shown_host}:{settings.port}\n"
         f"  health:    GET  http://{shown_host}:{settings.port}/ping  (503 until the model is warm)\n"
         f"  http:      POST http://{shown_host}:{settings.port}/invocations\n"
-        f"  websocket: ws://{shown_host}:{settings.port}/invocations-bidirectional-stream",
+        f"  websocket: ws://{shown_host}:{settings.port}/invocations-bidirectional-stream\n"
+        f"  demo page: http://{shown_host}:{settings.port}/",
         flush=True,
     )
     uvicorn.run(

@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Pictures of the benchmarks' JSON: one function per plot, shared by every benchmark.
+
+Each benchmark calls `save_plot(json_path, data)` after writing its JSON, which writes the
+PNG next to it (bench.json -> bench.png). `make plots` runs this file on the committed
+JSONs in docs/benchmarks/ to regenerate the README's pictures:
+
+    .venv/bin/python scripts/plots.py docs/benchmarks/*.json
+
+A new benchmark adds a function `plot_<name>(data) -> Figure` and an entry in PLOTS, and
+writes "benchmark": "<name>" in its JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # headless: no display, no GUI toolkit
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+
+BLUE, ORANGE, GREEN, RED, GREY = "#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#a0aec0"
+
+
+def _figure(columns: int, title: str, width: float = 5.2, height: float = 3.6) -> tuple[Figure, list]:
+    figure, axes = plt.subplots(1, columns, figsize=(width * columns, height), squeeze=False, layout="constrained")
+    figure.suptitle(title, fontsize=11)
+    for axis in axes[0]:
+        axis.grid(axis="y", alpha=0.3)
+        axis.spines[["top", "right"]].set_visible(False)
+    return figure, list(axes[0])
+
+
+def _label_bars(axis, bars, fmt: str, **options) -> None:
+    labels = [fmt.format(bar.get_height()) if bar.get_height() else "" for bar in bars]
+    axis.bar_label(bars, labels=labels, fontsize=8, padding=2, **options)
+
+
+def plot_bench(data: dict) -> Figure:
+    """make bench: TTFA per text (p50, p95, every run) and throughput against concurrency."""
+    figure, (ttfa, scaling) = _figure(2, "make bench: time to first audio and throughput")
+    series = data["series"]
+    names = [f"{s['text']}\n({s['characters']} chars, RTF {s['rtf']:.2f})" for s in series]
+    x = range(len(series))
+    _label_bars(ttfa, ttfa.bar([i - 0.2 for i in x], [s["ttfa_p50_ms"] for s in series], 0.4, color=BLUE, label="p50"), "{:.0f}")
+    _label_bars(ttfa, ttfa.bar([i + 0.2 for i in x], [s["ttfa_p95_ms"] for s in series], 0.4, color=ORANGE, label="p95"), "{:.0f}")
+    for i, s in enumerate(series):
+        runs = s.get("ttfa_ms", [])
+        ttfa.scatter([i] * len(runs), runs, s=10, color="black", alpha=0.5, zorder=3, label="each run" if i == 0 and runs else None)
+    ttfa.set_xticks(list(x), names, fontsize=8)
+    ttfa.set_ylabel("time to first audio (ms)")
+    ttfa.legend(fontsize=8)
+
+    rows = data["throughput"]
+    sessions = [r["concurrency"] for r in rows]
+    scaling.plot(sessions, [r["audio_seconds_per_second"] for r in rows], "o-", color=GREEN, label="audio s per s")
+    scaling.set_xlabel("concurrent sessions")
+    scaling.set_ylabel("audio seconds per second", color=GREEN)
+    scaling.set_xticks(sessions)
+    scaling.set_ylim(bottom=0)
+    latency = scaling.twinx()
+    latency.plot(sessions, [r["ttfa_p50_ms"] for r in rows], "s--", color=BLUE, label="TTFA p50")
+    latency.plot(sessions, [r["ttfa_max_ms"] for r in rows], "^--", color=ORANGE, label="TTFA max")
+    latency.set_ylabel("time to first audio (ms)")
+    latency.set_ylim(bottom=0)
+    latency.spines[["top"]].set_visible(False)
+    handles = scaling.get_legend_handles_labels()[0] + latency.get_legend_handles_labels()[0]
+    scaling.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="lower right")
+    return figure
+
+
+def plot_bench_agent(data: dict) -> Figure:
+    """make bench-agent: when the LLM writes, when audio starts and ends, bidi against batch."""
+    title = (f"make bench-agent: {data['tokens']} tokens at {data['tokens_per_second']:g} tokens/s, "
+             f"median of {data['repeats']}; batch starts {data['ttfa_ratio_batch_over_bidi']:.2f}x later")
+    figure, (axis,) = _figure(1, title, width=9, height=2.8)
+    modes = ["batch", "bidi"]
+    for row, mode in enumerate(modes):
+        result = data[mode]
+        axis.barh(row, data["generation_s"], left=0, height=0.5, color=GREY, label="LLM writing" if row == 0 else None)
+        axis.barh(row, result["last_audio_s"] - result["ttfa_s"], left=result["ttfa_s"], height=0.22, color=BLUE,
+                  label="audio arriving" if row == 0 else None)
+        axis.plot(result["ttfa_s"], row, "D", color=ORANGE, label="first audio" if row == 0 else None)
+        axis.annotate(f"first audio {result['ttfa_s']:.2f} s", (result["ttfa_s"], row + 0.3), ha="center", fontsize=8)
+        axis.annotate(f"last {result['last_audio_s']:.2f} s", (result["last_audio_s"], row + 0.3), ha="center", fontsize=8)
+    axis.set_yticks(range(len(modes)), modes)
+    axis.set_ylim(-0.5, len(modes) - 0.2)
+    axis.set_xlabel("seconds since the LLM started")
+    axis.set_xlim(left=0)
+    axis.grid(axis="x", alpha=0.3)
+    figure.legend(fontsize=8, loc="outside lower center", ncols=3)
+    return figure
+
+
+def plot_bench_overload(data: dict) -> Figure:
+    """make bench-overload: replies admitted and shed per load, and the latencies that matter."""
+    capacity = data["capacity"]
+    figure, (counts, latency) = _figure(2, f"make bench-overload: capacity {capacity['max_syntheses']} syntheses, "
+                                           f"{capacity['max_sessions']} sessions")
+    phases = data["phases"]
+    labels = [f"{p['load']} ({p['clients']} clients)" for p in phases]
+    admitted = counts.bar(labels, [p["admitted"] for p in phases], color=GREEN, label="admitted (200)")
+    shed = counts.bar(labels, [p["shed"] for p in phases], bottom=[p["admitted"] for p in phases], color=RED,
+                      label="shed (503)")
+    _label_bars(counts, admitted, "{:.0f}", label_type="center", color="white")
+    counts.bar_label(shed, labels=[f"{p['shed']} shed ({p['shed_rate']:.0%})" if p["shed"] else "" for p in phases],
+                     fontsize=8)
+    counts.set_ylabel("replies")
+    counts.legend(fontsize=8)
+
+    measures = [("admitted_p50_ms", "admitted p50", GREEN), ("admitted_p95_ms", "admitted p95", BLUE),
+                ("shed_p95_ms", "503 p95", RED), ("ping_p95_ms", "/ping p95", GREY)]
+    width = 0.8 / len(measures)
+    for k, (key, name, color) in enumerate(measures):
+        values = [p[key] or 0 for p in phases]  # None: no reply of that kind in the phase
+        positions = [i - 0.4 + width * (k + 0.5) for i in range(len(phases))]
+        _label_bars(latency, latency.bar(positions, values, width, color=color, label=name), "{:.0f}")
+    latency.set_yscale("log")
+    latency.set_ylim(top=50 * max(p[key] or 1 for p in phases for key, _, _ in measures))  # room for the legend
+    latency.set_xticks(range(len(phases)), labels)
+    latency.set_ylabel("milliseconds (log)")
+    latency.legend(fontsize=8, loc="upper center", ncols=4)
+    return figure
+
+
+def plot_bench_scaling(data: dict) -> Figure:
+    """make bench-scaling: delivered audio against what real time needs, and TTFA, per session count."""
+    figure, (throughput, ttfa) = _figure(2, f"make bench-scaling: {data['engine']} on {data['device']}, "
+                                            f"batch up to {data['max_batch']}")
+    levels = data["levels"]
+    sessions = [entry["sessions"] for entry in levels]
+    throughput.plot(sessions, [e["audio_s_per_s"] for e in levels], "o-", color=GREEN, label="delivered")
+    throughput.plot(sessions, sessions, ":", color=GREY, label="needed (real time)")
+    throughput.set(xlabel="concurrent sessions", ylabel="audio seconds per second")
+    ttfa.plot(sessions, [e["ttfa_p50_ms"] for e in levels], "o-", color=BLUE, label="TTFA p50")
+    ttfa.plot(sessions, [e["ttfa_p95_ms"] for e in levels], "s-", color=ORANGE, label="TTFA p95")
+    ttfa.set(xlabel="concurrent sessions", ylabel="time to first audio (ms)")
+    for axis in (throughput, ttfa):
+        axis.set_xscale("log", base=2)
+        axis.set_xticks(sessions, [str(n) for n in sessions])
+        axis.legend(fontsize=8)
+    return figure
+
+
+def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, list]) -> Figure:
+    """A generic curve (e.g. a scaling sweep): one line per name, sharing x."""
+    figure, (axis,) = _figure(1, title, width=7)
+    for name, values in lines.items():
+        axis.plot(x, values, "o-", label=name)
+    axis.set_xlabel(x_label)
+    axis.set_ylabel(y_label)
+    axis.set_ylim(bottom=0)
+    axis.legend(fontsize=8)
+    return figure
+
+
+PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload,
+         "bench-scaling": plot_bench_scaling}
+
+
+def kind_of(data: dict) -> str:
+    """The benchmark a JSON came from (older files carry no "benchmark" field)."""
+    if "benchmark" in data:
+        return data["benchmark"]
+    if "series" in data:
+        return "bench"
+    if "ttfa_ratio_batch_over_bidi" in data:
+        return "bench-agent"
+    if "phases" in data:
+        return "bench-overload"
+    if "levels" in data:
+        return "bench-scaling"
+    raise ValueError(f"unknown benchmark JSON (keys: {sorted(data)})")
+
+
+def save_plot(json_path: Path, data: dict | None = None) -> Path:
+    """Writes the PNG for a benchmark's JSON next to it; returns its path."""
+    data = data if data is not None else json.loads(Path(json_path).read_text())
+    figure = PLOTS[kind_of(data)](data)
+    png = Path(json_path).with_suffix(".png")
+    figure.savefig(png, dpi=110)
+    plt.close(figure)
+    return png
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print(__doc__, file=sys.stderr)
+        return 2
+    for path in argv:
+        print(f"{path} -> {save_plot(Path(path))}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

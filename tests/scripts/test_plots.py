@@ -1,0 +1,89 @@
+"""scripts/plots.py: each benchmark's JSON becomes a PNG beside it, drawing the JSON's figures."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "scripts"))
+from plots import PLOTS, kind_of, plot_bench, plot_bench_overload, plot_bench_scaling, save_plot  # noqa: E402
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+BENCH = {
+    "benchmark": "bench",
+    "series": [
+        {"text": "short", "characters": 6, "runs": 3, "ttfa_p50_ms": 507, "ttfa_p95_ms": 516, "overhead_p50_ms": 4.3,
+         "overhead_p95_ms": 8.2, "rtf": 0.29, "audio_s_per_response": 1.75, "ttfa_ms": [500, 507, 516]},
+        {"text": "five-sentences", "characters": 118, "runs": 3, "ttfa_p50_ms": 777, "ttfa_p95_ms": 840,
+         "overhead_p50_ms": 6.2, "overhead_p95_ms": 6.5, "rtf": 0.29, "audio_s_per_response": 23.5,
+         "ttfa_ms": [760, 777, 840]},
+    ],
+    "throughput": [
+        {"concurrency": 1, "audio_seconds_per_second": 3.32, "ttfa_p50_ms": 788, "ttfa_max_ms": 788},
+        {"concurrency": 2, "audio_seconds_per_second": 2.76, "ttfa_p50_ms": 1531, "ttfa_max_ms": 2039},
+    ],
+}
+OVERLOAD = {
+    "benchmark": "bench-overload",
+    "capacity": {"max_syntheses": 2, "max_sessions": 8},
+    "phases": [
+        {"load": "1x", "clients": 2, "requests": 11, "admitted": 11, "shed": 0, "shed_rate": 0.0, "admitted_p50_ms": 4165,
+         "admitted_p95_ms": 4206, "shed_p95_ms": None, "admitted_per_s": 0.48, "audio_s_per_s": 2.66, "ping_p95_ms": 7.3},
+        {"load": "2x", "clients": 4, "requests": 51, "admitted": 11, "shed": 40, "shed_rate": 0.78, "admitted_p50_ms": 4177,
+         "admitted_p95_ms": 4287, "shed_p95_ms": 11.5, "admitted_per_s": 0.48, "audio_s_per_s": 2.65, "ping_p95_ms": 8.0},
+    ],
+}
+
+SCALING = {
+    "benchmark": "bench-scaling", "engine": "onnx", "device": "cpu", "max_batch": 1, "text_chars": 118,
+    "levels": [
+        {"sessions": 1, "audio_s_per_s": 3.3, "ttfa_p50_ms": 780, "ttfa_p95_ms": 800},
+        {"sessions": 2, "audio_s_per_s": 2.8, "ttfa_p50_ms": 1500, "ttfa_p95_ms": 2000},
+    ],
+}
+
+
+def bar_heights(axis, color: str) -> list[float]:
+    from matplotlib.colors import to_hex
+
+    return [bar.get_height() for bar in axis.patches if to_hex(bar.get_facecolor()) == color]
+
+
+def test_the_bench_plot_draws_the_jsons_figures():
+    figure = plot_bench(BENCH)
+    ttfa, scaling, latency = figure.axes
+    assert bar_heights(ttfa, "#2b6cb0") == [507, 777] and bar_heights(ttfa, "#dd6b20") == [516, 840]
+    assert [list(line.get_ydata()) for line in scaling.lines] == [[3.32, 2.76]]
+    assert [list(line.get_ydata()) for line in latency.lines] == [[788, 1531], [788, 2039]]
+
+
+def test_the_overload_plot_stacks_admitted_and_shed_replies():
+    counts, latency = plot_bench_overload(OVERLOAD).axes
+    assert bar_heights(counts, "#2f855a") == [11, 11] and bar_heights(counts, "#c53030") == [0, 40]
+    assert bar_heights(latency, "#c53030") == [0, 11.5]  # no 503 at 1x: an empty bar, not a made-up one
+
+
+def test_the_scaling_plot_draws_delivered_against_needed_audio():
+    throughput, ttfa = plot_bench_scaling(SCALING).axes
+    assert [list(line.get_ydata()) for line in throughput.lines] == [[3.3, 2.8], [1, 2]]
+    assert [list(line.get_ydata()) for line in ttfa.lines] == [[780, 1500], [800, 2000]]
+
+
+@pytest.mark.parametrize("data", [BENCH, OVERLOAD, SCALING], ids=["bench", "bench-overload", "bench-scaling"])
+def test_save_plot_writes_a_png_beside_the_json(tmp_path, data):
+    path = tmp_path / f"{data['benchmark']}.json"
+    path.write_text(json.dumps({k: v for k, v in data.items() if k != "benchmark"}))  # as older files were
+    assert kind_of(json.loads(path.read_text())) == data["benchmark"]
+    png = save_plot(path)
+    assert png == path.with_suffix(".png") and png.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_an_unknown_json_is_refused_by_name():
+    with pytest.raises(ValueError, match="unknown benchmark JSON"):
+        kind_of({"something": 1})
+    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-scaling"}
