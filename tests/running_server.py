@@ -49,7 +49,9 @@ def free_port() -> int:
 
 def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 120) -> RunningServer:
     port = free_port()
-    environment = os.environ | {"HOST": "127.0.0.1", "PORT": str(port)} | (env or {})
+    # The engine is the test's choice: a MODEL_DIR or ENGINE in the developer's shell is not inherited.
+    inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE")}
+    environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port)} | (env or {})
     # The log goes to a file: an unread pipe would fill up and stall the server mid-run.
     log = tempfile.TemporaryFile()
     process = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=log, stderr=subprocess.STDOUT)
