@@ -42,8 +42,10 @@ run: setup
 test: setup
 	$(PY) -m pytest $(PYTEST_ARGS)
 
-bench: setup
-	$(PY) scripts/bench.py $(BENCH_ARGS)
+# Both engines: the embedded ONNX export and PyTorch on the CPU from the converted weights.
+bench: setup model-dir
+	$(PY) scripts/bench.py --engine onnx --json $(REPORTS)/bench-onnx.json $(BENCH_ARGS)
+	$(PY) scripts/bench.py --engine torch --model-dir $(MODEL_DIR) --json $(REPORTS)/bench-torch.json $(BENCH_ARGS)
 
 # Further targets (CDK, client, validation) live in mk/*.mk, one file per concern.
 -include mk/*.mk

@@ -51,11 +51,12 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def start_server() -> tuple[uvicorn.Server, object, int]:
+def start_server(engine: str = "onnx", model_dir: str | None = None) -> tuple[uvicorn.Server, object, int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    settings = Settings(host="127.0.0.1", port=port)
+    settings = Settings(host="127.0.0.1", port=port, engine=engine, model_dir=model_dir, device="cpu",
+                        languages=("ja",))
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
@@ -124,12 +125,15 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=10, help="responses per text (default 10)")
     parser.add_argument("--concurrency", default="1,2,4", help="comma-separated session counts for throughput")
+    parser.add_argument("--engine", choices=("onnx", "torch"), default="onnx",
+                        help="onnx: the embedded int8 export; torch: PyTorch from --model-dir (make model-dir)")
+    parser.add_argument("--model-dir", default=str(REPO / ".cache" / "model-dir"))
     parser.add_argument("--json", type=Path, default=Path("reports/bench.json"),
                         help="write the figures as JSON here, and a PNG beside it (default reports/bench.json)")
     args = parser.parse_args()
 
     print("starting the server and loading the model…", file=sys.stderr, flush=True)
-    server, runtime, port = start_server()
+    server, runtime, port = start_server(args.engine, args.model_dir if args.engine == "torch" else None)
     url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
     await one_response(url, SHORT, "warmup")
     series = [
@@ -141,7 +145,7 @@ async def main() -> None:
         scaling.append(await throughput(url, int(c), FIVE_SENTENCES))
     server.should_exit = True
 
-    print(f"Embedded engine ({runtime.synthesizer.backend.name}) on {os.cpu_count()} CPU cores, pcm_16 24 kHz, binary frames\n")
+    print(f"Engine {runtime.synthesizer.backend.name} on {os.cpu_count()} CPU cores, pcm_16 24 kHz, binary frames\n")
     print("| text | runs | TTFA p50 | TTFA p95 | server overhead p50 | p95 | RTF |")
     print("|---|---|---|---|---|---|---|")
     for s in series:
@@ -152,7 +156,7 @@ async def main() -> None:
     for t in scaling:
         print(f"| {t['concurrency']} | {t['audio_seconds_per_second']:.2f} | {t['ttfa_p50_ms']:.0f} ms | {t['ttfa_max_ms']:.0f} ms |")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    figures = {"benchmark": "bench", "cpu_cores": os.cpu_count(), "series": series, "throughput": scaling}
+    figures = {"benchmark": "bench", "engine": runtime.synthesizer.backend.name, "cpu_cores": os.cpu_count(), "series": series, "throughput": scaling}
     args.json.write_text(json.dumps(figures, indent=2) + "\n")
     print(f"\nwrote {args.json} and {save_plot(args.json, figures)}")
 
