@@ -47,7 +47,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 120) -> RunningServer:
+def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 300) -> RunningServer:
     port = free_port()
     # The engine is the test's choice: a MODEL_DIR or ENGINE in the developer's shell is not inherited.
     inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE")}
@@ -61,7 +61,7 @@ def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: 
     return server
 
 
-def wait_until_ready(server: RunningServer, timeout: float = 120) -> None:
+def wait_until_ready(server: RunningServer, timeout: float = 300) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:

@@ -6,8 +6,8 @@ slot (MAX_SESSIONS, generous) and no synthesis capacity.
 - An HTTP request is refused with 503 `service_overloaded` at once when the synthesis slots are
   all taken or the scheduler predicts its first audio later than TARGET_FIRST_AUDIO_MS.
 - A new WebSocket session is refused with `service_overloaded` and close code 1013 at once when
-  the connection cap is reached or the engine is saturated the same way (it would starve the
-  streams already admitted).
+  the connection cap is reached or first audio is already predicted late (first pieces queue
+  up): a session that only waits is never refused for the work of others.
 Nothing ever waits for a slot: a queue would only turn overload into silent latency. A session
 already admitted is never refused half-way: its responses take a synthesis slot even above
 capacity (so HTTP yields to them), and the scheduler orders its pieces with everyone else's.
@@ -72,7 +72,7 @@ class Admission:
         self._target_first_audio_s = target_first_audio_ms / 1000
         self.retry_after_s = retry_after_s
         self.syntheses = Gauge(self._synthesis_limit, self._late)
-        self.sessions = Gauge(lambda: max_sessions, self._saturated)
+        self.sessions = Gauge(lambda: max_sessions, self._late)
 
     def _synthesis_limit(self) -> int:
         if self._max_syntheses:
@@ -96,9 +96,6 @@ class Admission:
         Without such a queue the engine takes work, however slow it is."""
         queued = self._runtime.scheduler.queued_first_pieces > 0
         return queued and self.predicted_first_audio_s() > self._target_first_audio_s
-
-    def _saturated(self) -> bool:
-        return self.syntheses.in_use >= self.syntheses.limit or self._late()
 
     def overloaded(self) -> ProtocolError:
         return ProtocolError(ErrorCode.SERVICE_OVERLOADED, OVERLOADED_MESSAGE, retry_after=self.retry_after_s)

@@ -32,12 +32,13 @@ def test_idle_sessions_cost_a_connection_slot_only():
     assert admission.sessions.try_take() is not None, "50 idle sessions leave room for more"
 
 
-def test_a_saturated_engine_refuses_new_sessions_and_requests():
+def test_a_saturated_engine_refuses_requests_but_not_sessions_that_only_wait():
     admission = Admission(runtime({1: 0.5}), max_sessions=60)  # capacity 2
     held = [admission.syntheses.take() for _ in range(2)]  # two sessions speaking
-    assert admission.sessions.try_take() is None and admission.syntheses.try_take() is None
-    held[0].release()
+    assert admission.syntheses.try_take() is None
     assert admission.sessions.try_take() is not None
+    held[0].release()
+    assert admission.syntheses.try_take() is not None
 
 
 def test_a_queue_of_first_pieces_past_the_target_is_shed():
