@@ -25,7 +25,7 @@ sys.path[:0] = [str(REPO / "container"), str(Path(__file__).resolve().parent)]
 from kokoro_convert import layout, source  # noqa: E402
 from kokoro_convert.config import kokoro_config  # noqa: E402
 from kokoro_convert.onnx_graph import OnnxExport  # noqa: E402
-from kokoro_convert.state_dict import convert  # noqa: E402
+from kokoro_convert.state_dict import convert, expected_shapes  # noqa: E402
 
 # Building kokoro's modules warns about LSTM dropout and the deprecated weight_norm: noise here.
 warnings.filterwarnings("ignore", category=UserWarning, module="torch.nn.modules.rnn")
@@ -35,17 +35,21 @@ warnings.filterwarnings("ignore", category=FutureWarning, module="torch.nn.utils
 def build(output: Path, force: bool = False, quiet: bool = False) -> layout.WriteResult:
     started = time.monotonic()
     say = (lambda *_: None) if quiet else print
-    steps = tqdm(total=4, desc="model-dir", unit="step", disable=quiet, leave=False)
+    steps = tqdm(total=5, desc="model-dir", unit="step", disable=quiet, leave=False)
 
     steps.set_postfix_str("reassembling the ONNX export")
     export = OnnxExport.from_bytes(source.model_bytes())
     config = kokoro_config(source.vocab())
     steps.update()
 
+    steps.set_postfix_str("building kokoro's modules for their key shapes")
+    shapes = expected_shapes(config)
+    steps.update()
+
     steps.set_postfix_str("mapping tensors")
     names = export.weights()
     with tqdm(total=len(names), desc="tensors", unit="tensor", disable=quiet, leave=False) as bar:
-        state, report = convert(export, config, progress=lambda _: bar.update())
+        state, report = convert(export, shapes, progress=lambda _: bar.update())
     steps.update()
 
     steps.set_postfix_str("serializing")

@@ -69,9 +69,9 @@ def expected_shapes(config: dict) -> dict[str, tuple[int, ...]]:
             for part, module in skeleton(config).items() for key, value in module.state_dict().items()}
 
 
-def convert(export: OnnxExport, config: dict, progress: Callable[[str], None] = lambda _: None
+def convert(export: OnnxExport, shapes: dict[str, tuple[int, ...]], progress: Callable[[str], None] = lambda _: None
             ) -> tuple[dict[str, dict[str, torch.Tensor]], Report]:
-    shapes = expected_shapes(config)
+    """`shapes`: expected_shapes(config), every key of the state dict with its shape."""
     flat: dict[str, np.ndarray] = {}
     report = Report()
     for name in export.weights():
