@@ -80,6 +80,8 @@ def convert(export: OnnxExport, shapes: dict[str, tuple[int, ...]], progress: Ca
         if not produced:
             report.unused.append(name)
         for key, value in produced.items():
+            if key not in shapes:
+                raise ValueError(f"{name} maps to {key}, which the model built from config.json does not have")
             if key in flat:
                 raise ValueError(f"{key}: produced twice (second time from {name})")
             flat[key] = value
