@@ -22,13 +22,11 @@ from tts_server.engine.onnx_backend import OnnxBackend
 
 PARTS = {"bert", "bert_encoder", "predictor", "text_encoder", "decoder"}
 VOICES = {"jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"}
-CORPUS = [
-    "こんにちは、今日はいい天気ですね。",
-    "東京駅から新幹線で大阪まで二時間半かかります。",
-    "明日の会議は午後3時からです。",
-    "本当にそれでいいのですか？",
-    "ネコがソファの上でぐっすり眠っている。",
-    "吾輩は猫である。名前はまだ無い。",
+CORPUS = [  # (text, voice): short, so that the full model runs on 2 cores within the test timeout
+    ("こんにちは、今日はいい天気ですね。", "jf_alpha"),
+    ("明日の会議は午後3時からです。", "jf_nezumi"),
+    ("本当にそれでいいのですか？", "jf_tebukuro"),
+    ("ネコがソファの上でぐっすり眠っている。", "jm_kumo"),
 ]
 # Building kokoro's modules warns about LSTM dropout and the deprecated weight_norm API.
 pytestmark = [pytest.mark.filterwarnings("ignore:dropout option adds dropout"),
@@ -72,7 +70,7 @@ def test_voices_are_the_embedded_packs_shaped_like_kokoros(converted_model_dir, 
     for path in paths:
         pack = torch.load(path, weights_only=True)
         assert pack.shape == (510, 1, 256) and pack.dtype == torch.float32
-        np.testing.assert_array_equal(pack.reshape(510, 256).numpy(), onnx_backend.voices("ja")[path.stem])
+        np.testing.assert_array_equal(pack.reshape(510, 256).numpy(), onnx_backend.voices[path.stem])
 
 
 def test_sha256sums_is_the_manifest_the_model_cache_stack_writes(converted_model_dir):
@@ -109,11 +107,11 @@ def _dbfs(audio: np.ndarray) -> float:
 
 
 def test_durations_agree_with_the_onnx_engine_within_one_unit(kmodel, onnx_backend):
-    g2p, style_pack = JapaneseG2P(), onnx_backend.voices("ja")["jf_alpha"]
+    g2p = JapaneseG2P()
     differences = []
-    for text in CORPUS:
+    for text, voice in CORPUS:
         ids = [onnx_backend.vocab[c] for span in g2p(text) for c in span.phonemes if c in onnx_backend.vocab]
-        style = style_pack[len(ids) - 1]
+        style = onnx_backend.voices[voice][len(ids) - 1]
         reference = onnx_backend.infer(ids, style, 1.0)
         audio, durations = kmodel.forward_with_tokens(torch.LongTensor([[0, *ids, 0]]),
                                                       torch.from_numpy(style).reshape(1, 256), 1.0)
@@ -126,4 +124,4 @@ def test_durations_agree_with_the_onnx_engine_within_one_unit(kmodel, onnx_backe
         differences.append(np.abs(durations - reference.durations))
     differences = np.concatenate(differences)
     assert differences.max() <= 1
-    assert np.mean(differences == 0) >= 0.8
+    assert np.mean(differences == 0) >= 0.9
