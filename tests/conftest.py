@@ -1,7 +1,7 @@
 """Shared fixtures. The server helpers live in running_server.py."""
 
 import pytest
-from model_dir_fixture import converted_model_dir
+from converted_model import cached_model_dir, convert_model_dir
 from running_server import start_server, stop_server
 
 
@@ -14,13 +14,23 @@ def speech_server():
 
 
 @pytest.fixture(scope="session")
+def converted_model_dir(tmp_path_factory):
+    """`make model-dir`'s output (config.json, kokoro-v1_0.pth, voices/, SHA256SUMS), once per run,
+    in a directory of its own: the conversion tests rewrite it."""
+    directory = tmp_path_factory.mktemp("model-dir")
+    convert_model_dir(directory)
+    return directory
+
+
+@pytest.fixture(scope="session")
 def model_dir():
-    return converted_model_dir()
+    """The converted weights the PyTorch engine's tests serve from (read only; kept between runs)."""
+    return cached_model_dir()
 
 
 @pytest.fixture(scope="session")
 def torch_server(model_dir):
     """The real server on the PyTorch engine (CPU) from the converted weights."""
-    server = start_server({"MODEL_DIR": str(model_dir)}, timeout=300)
+    server = start_server({"MODEL_DIR": str(model_dir)})
     yield server
     stop_server(server)

@@ -1,0 +1,31 @@
+"""The deployed model layout converted from the embedded ONNX export, for PyTorch-engine tests.
+
+`make model-dir`'s script, run as a user runs it (a subprocess); the session fixture
+`converted_model_dir` (tests/conftest.py) converts once per test run into a temporary
+directory (about 10 s on 2 cores).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SCRIPT = REPO / "scripts" / "model_dir.py"
+
+
+def convert_model_dir(output: Path, *args: str) -> subprocess.CompletedProcess:
+    process = subprocess.run([sys.executable, str(SCRIPT), str(output), *args],
+                             capture_output=True, text=True, timeout=600)
+    assert process.returncode == 0, process.stdout + process.stderr
+    return process
+
+
+def cached_model_dir() -> Path:
+    """MODEL_DIR_FOR_TESTS (CI keeps it beside the venv) or .cache/model-dir, converted when missing."""
+    path = Path(os.environ.get("MODEL_DIR_FOR_TESTS", REPO / ".cache" / "model-dir"))
+    if not (path / "SHA256SUMS").is_file():
+        convert_model_dir(path)
+    return path
