@@ -24,9 +24,10 @@ def hub_files(model_id: str, revision: str) -> list[dict[str, str]]:
 
 
 def local_files(directory: Path) -> list[dict[str, str]]:
-    """Every file below `directory` with its sha256, computed now (at synth): pins."""
+    """Every file below `directory` with its sha256, computed now (at synth): pins. A SHA256SUMS
+    there (`make model-dir` writes one) is not a model file: the stack writes its own."""
     files = []
-    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+    for path in sorted(p for p in directory.rglob("*") if p.is_file() and p.relative_to(directory).as_posix() != "SHA256SUMS"):
         digest = hashlib.sha256()
         with path.open("rb") as handle:
             for block in iter(lambda: handle.read(1 << 20), b""):

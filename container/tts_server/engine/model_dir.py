@@ -62,6 +62,8 @@ class ModelDir:
             expected, _, name = line.partition("  ")
             if not name or len(expected) != 64:
                 raise ModelDirError(f"{manifest}: line {number} should read '<sha256>  <path>', got {line!r}")
+            if name == MANIFEST:
+                continue  # a manifest cannot vouch for itself
             path = self.root / name
             if not path.is_file():
                 raise ModelDirError(f"{path}: missing (listed in {MANIFEST})")

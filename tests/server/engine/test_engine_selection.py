@@ -142,3 +142,11 @@ def test_ping_names_engine_device_and_languages(speech_server, torch_server):
     assert status == 200
     assert (body["engine"], body["device"]) == ("kokoro-82m-torch-fp32", "cpu") and "ja" in body["languages"]
     assert "engine kokoro-82m-torch-fp32 on cpu, languages" in torch_server.log_tail(100_000)
+
+
+def test_a_manifest_line_for_the_manifest_itself_is_not_a_mismatch(tmp_path, model_dir):
+    """The model-cache stack's manifest may list a SHA256SUMS it was given: it cannot vouch for itself."""
+    copy_layout(model_dir, tmp_path, skip=("SHA256SUMS",))
+    sums = (model_dir / "SHA256SUMS").read_text() + "0" * 64 + "  SHA256SUMS\n"
+    (tmp_path / "SHA256SUMS").write_text(sums)
+    ModelDir(tmp_path).check()
