@@ -129,7 +129,7 @@ async def test_close_speaks_the_rest_then_closes_1000(session):
 @pytest.mark.parametrize(
     "data, words",
     [
-        ({"speech_sample_rate": 22050}, ["data.speech_sample_rate: Input should be 8000, 16000 or 24000"]),
+        ({"speech_sample_rate": 12000}, ["data.speech_sample_rate: Input should be 8000, 11025, 16000, 22050, 24000, 32000, 44100 or 48000"]),
         ({"output_audio_codec": "ogg"}, ["data.output_audio_codec: Input should be 'pcm_f32'", "'linear16'"]),
         ({"pace": 3}, ["data.pace: Input should be less than or equal to 2"]),
         ({"speaker": "anushka"}, ["data.speaker: Input should be 'default', 'woman-1'"]),

@@ -62,7 +62,7 @@ async def test_voice_speed_and_sample_rate(simple):
         ({"text": "あ" * 3501}, "text: String should have at most 3500 characters"),
         ({"text": "はい", "voice": "af_heart"}, "voice: Input should be 'default', 'woman-1'"),
         ({"text": "はい", "speed": 5}, "speed: Input should be less than or equal to 2"),
-        ({"text": "はい", "sample_rate": 44100}, "sample_rate: Input should be 8000, 16000 or 24000"),
+        ({"text": "はい", "sample_rate": 44101}, "sample_rate: Input should be 8000, 11025, 16000, 22050, 24000, 32000, 44100 or 48000"),
         ({"text": "はい", "model": "kokoro"}, "model: Input should be 'kokoro-82m'"),
     ],
 )
