@@ -1,6 +1,7 @@
 """The AWS blog container's `POST /invocations` shape (sample-kokoro-tts-for-ai-agents), as a dialect.
 
-Recognised by its fields: `voice`, `transport` or `request_timestamp`, and none of Bulbul's.
+Recognised by its fields: `voice`, `transport` or `request_timestamp`, and none of Bulbul's or
+of the session protocol's own (`speaker_id`, `with_timestamps`, `max_length`, ...).
 `{"text", "voice"?, "speed"?, "format"?, "sample_rate"?, "stream"?, "transport"?, "request_id"?,
 "request_timestamp"?}`, answered as their container answers it:
 - default (`stream` true): the audio as a chunked byte stream, `audio/wav` (a 44-byte header
@@ -32,12 +33,14 @@ from ..session.events import AudioChunk, Status
 from .synthesis import Synthesis, audio_bytes, collect, started
 
 BLOG_FIELDS = frozenset({"voice", "transport", "request_timestamp"})
-BULBUL_FIELDS = frozenset({"speaker", "target_language_code", "language_code", "output_audio_codec",
-                           "speech_sample_rate", "pace", "model", "enable_preprocessing"})
+# Fields the blog's container never had: a body with one is Bulbul's or ours (SPEC §5).
+OTHER_FIELDS = frozenset({"speaker", "target_language_code", "language_code", "output_audio_codec",
+                          "speech_sample_rate", "pace", "model", "enable_preprocessing",
+                          "speaker_id", "with_timestamps", "max_length", "spk_ref_audio_tokens"})
 
 
 def is_blog_body(raw: dict) -> bool:
-    return bool(BLOG_FIELDS & raw.keys()) and not BULBUL_FIELDS & raw.keys()
+    return bool(BLOG_FIELDS & raw.keys()) and not OTHER_FIELDS & raw.keys()
 
 
 class BlogRequest(VoiceFields):

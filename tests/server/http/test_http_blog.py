@@ -146,3 +146,18 @@ async def test_bulbul_bodies_keep_their_shape_and_accept_audio_streams_them(http
                            headers={"Accept": "audio/mpeg"}) as reply:
         audio = b"".join([chunk async for chunk in reply.aiter_raw()])
     assert reply.headers["content-type"] == "audio/mpeg" and decoded_seconds(audio, "mp3", 24000) > 0.3
+
+
+@pytest.mark.parametrize("body, blog", [
+    ({"text": "a", "voice": "af_heart"}, True),
+    ({"text": "a", "request_timestamp": 1.0, "format": "mp3"}, True),
+    ({"text": "a", "transport": "sse"}, True),
+    ({"text": "a"}, False),  # ours: the JSON reply
+    ({"text": "a", "voice": "af_heart", "model": "bulbul:v3"}, False),  # Bulbul's field: Bulbul's answer
+    ({"text": "a", "voice": "af_heart", "speaker_id": "default"}, False),  # the session protocol's own field
+    ({"text": "a", "voice": "af_heart", "with_timestamps": True}, False),
+])
+def test_the_blog_shape_is_recognised_by_its_fields(body, blog):
+    from tts_server.transport.blog_http import is_blog_body
+
+    assert is_blog_body(body) is blog
