@@ -13,6 +13,8 @@ import httpx
 import pytest
 from server.audio.audio_testkit import decoded_seconds
 
+from tts_server.transport.blog_http import is_blog_body
+
 TEXT = "こんにちは。今日はいい天気ですね。"
 VOICE = "jf_alpha"  # this engine's voices are Japanese; the blog's af_heart needs the English ones
 
@@ -158,6 +160,4 @@ async def test_bulbul_bodies_keep_their_shape_and_accept_audio_streams_them(http
     ({"text": "a", "voice": "af_heart", "with_timestamps": True}, False),
 ])
 def test_the_blog_shape_is_recognised_by_its_fields(body, blog):
-    from tts_server.transport.blog_http import is_blog_body
-
     assert is_blog_body(body) is blog
