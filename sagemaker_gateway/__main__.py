@@ -20,13 +20,16 @@ def parse_args(argv=None) -> argparse.Namespace:
                         help="container frames longer than this return as PARTIAL payload parts")
     parser.add_argument("--utf8-as-text", action="store_true",
                         help="forward DataType=UTF8 parts as text frames (default: every part as a binary frame)")
+    parser.add_argument("--drain-seconds", type=float, default=0,
+                        help="after a client ends its input, let the container finish for this long "
+                             "(default 0: tear its socket down at once, as SageMaker does)")
     return parser.parse_args(argv)
 
 
 async def serve(args: argparse.Namespace) -> None:
     certs = args.certs or Path(tempfile.mkdtemp(prefix="sagemaker-gateway-"))
     gateway = await start_gateway(args.upstream, certs, args.port, max_part_bytes=args.max_part_bytes,
-                                  utf8_as_text=args.utf8_as_text)
+                                  utf8_as_text=args.utf8_as_text, drain_seconds=args.drain_seconds)
     print(f"SageMaker gateway for {args.upstream}", flush=True)
     print(f"endpoint_url={gateway.endpoint_url}", flush=True)
     print(f"ca_file={gateway.ca_file}", flush=True)

@@ -5,6 +5,11 @@ binary frames (SageMaker's behaviour unless DataType is UTF8, and the case a con
 most often gets wrong); `utf8_as_text` forwards UTF8 parts as text frames instead.
 Container frames come back as PayloadPart events; a frame longer than `max_part_bytes`,
 or sent in WebSocket fragments, comes back as PARTIAL parts ending with a COMPLETE one.
+When the client ends its input stream, the container's socket is torn down at once, as
+SageMaker does ("the connection is maintained until the client closes it or the model
+indicates completion"): what the container had not sent by then is lost, so clients end
+their input only after the session is over. `drain_seconds` > 0 lets the container finish
+for that long instead (a gentler front door, for experiments).
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ class BidiSettings:
     upstream: str  # http://host:port of the container
     max_part_bytes: int = 256 * 1024
     utf8_as_text: bool = False
-    drain_seconds: float = 120  # after the client's input ends, how long the container may finish
+    drain_seconds: float = 0  # after the client's input ends, how long the container may finish (0: SageMaker's teardown)
 
 
 class StreamSender(Protocol):
@@ -122,10 +127,11 @@ class BidiBridge:
                 await websocket.send(message.decode("utf-8") if text else message)
             except ConnectionClosed:
                 return
-        # The client will send nothing more; the container may still be draining.
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(websocket.wait_closed(), self._settings.drain_seconds)
-        await websocket.close()
+        # The client will send nothing more: SageMaker ends the container's socket now.
+        if self._settings.drain_seconds > 0:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(websocket.wait_closed(), self._settings.drain_seconds)
+        await websocket.close(1000, "the client ended its input stream")
 
     async def _to_client(self, websocket: ClientConnection) -> None:
         limit = self._settings.max_part_bytes

@@ -30,9 +30,11 @@ class RunningGateway:
 
 
 async def start_gateway(upstream: str, certs: Path, port: int = 8443, host: str = "127.0.0.1",
-                        max_part_bytes: int = 256 * 1024, utf8_as_text: bool = False) -> RunningGateway:
+                        max_part_bytes: int = 256 * 1024, utf8_as_text: bool = False,
+                        drain_seconds: float = 0) -> RunningGateway:
     tls = issue(certs)
-    settings = BidiSettings(upstream.rstrip("/"), max_part_bytes=max_part_bytes, utf8_as_text=utf8_as_text)
+    settings = BidiSettings(upstream.rstrip("/"), max_part_bytes=max_part_bytes, utf8_as_text=utf8_as_text,
+                            drain_seconds=drain_seconds)
     http = httpx.AsyncClient(base_url=settings.upstream, timeout=httpx.Timeout(300, connect=10))
 
     async def on_connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:

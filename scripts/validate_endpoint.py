@@ -21,12 +21,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from tts_client.validation import audio_checks, error_checks, http_checks, session_checks  # noqa: E402
+from tts_client.validation import audio_checks, error_checks, http_checks, input_end_checks, session_checks  # noqa: E402
 from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
 from tts_client.validation.runner import FAIL, CheckResult, Context, run_checks, select  # noqa: E402
 from tts_client.validation.target import Target, sagemaker_target, websocket_target  # noqa: E402
 
-ALL_CHECKS = [*session_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS, *http_checks.CHECKS]
+ALL_CHECKS = [*session_checks.CHECKS, *input_end_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS,
+              *http_checks.CHECKS]
 EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
 
 

@@ -150,7 +150,11 @@ class Session:
 
     async def close(self, timeout: float = 120) -> TransportClosed:
         """Graceful: queued responses finish, then session.closed and the connection's end."""
+        over = self.watch(lambda e: isinstance(e, SessionClosed | TransportClosed))
         await self.send({"type": "close"})
+        # The input ends only once the server has ended the session: SageMaker tears the
+        # container's socket down as soon as a client ends its input, queued audio and all.
+        await asyncio.wait_for(over, timeout)
         await self.transport.finish_sending()
         await asyncio.wait_for(asyncio.shield(self._reader), timeout)
         await self.transport.close()  # releases the SDK's HTTP/2 stream; a no-op on a closed WebSocket

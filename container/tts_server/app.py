@@ -14,7 +14,7 @@ from .config import Settings
 from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
 from .runtime import EngineRuntime
-from .transport.http import invocations
+from .transport.http import bulbul_rest, bulbul_stream, invocations
 from .transport.http_errors import EXCEPTION_HANDLERS
 from .transport.websocket import bidirectional_stream
 
@@ -51,6 +51,10 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
             Route("/invocations", invocations, methods=["POST"]),
             WebSocketRoute("/invocations-bidirectional-stream", bidirectional_stream),
             *demo_routes(),
+            # Bulbul's own paths, so its SDK works with only its base URL pointed here.
+            Route("/text-to-speech", bulbul_rest, methods=["POST"]),
+            Route("/text-to-speech/stream", bulbul_stream, methods=["POST"]),
+            WebSocketRoute("/text-to-speech/ws", bidirectional_stream),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .engine.pauses import Pauses
 
@@ -29,6 +30,43 @@ def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     return raw
 
 
+def _float(name: str, default: float, minimum: float = 0.0) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SystemExit(f"{name}: Input should be a valid number, got {raw!r}") from None
+    if not value >= minimum:
+        raise SystemExit(f"{name}: Input should be greater than or equal to {minimum}, got {value}")
+    return value
+
+
+def _names(name: str, default: tuple[str, ...]) -> tuple[str, ...]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return tuple(part.strip() for part in raw.split(",") if part.strip())
+
+
+def _speaker_map(name: str) -> dict[str, str] | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = json.loads(raw)
+    except ValueError as error:
+        raise SystemExit(f"{name}: Input should be a JSON object of speaker -> voice, got {raw!r} ({error})") from None
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise SystemExit(f"{name}: Input should be a JSON object of speaker -> voice, got {raw!r}")
+    return {k.lower(): v for k, v in value.items()}
+
+
+# Bulbul's model ids: their clients send one; the model that speaks is still MODEL_ID.
+BULBUL_MODELS = ("bulbul:v3", "bulbul:v2", "bulbul:v4-flash")
+
+
 @dataclass(frozen=True)
 class Settings:
     host: str = "0.0.0.0"
@@ -37,7 +75,6 @@ class Settings:
     max_batch: int | None = None  # pieces per model run; None = the backend's default (1 on ONNX)
     inference_threads: int | None = None  # intra-op threads per inference; None = all cores
     fast_first_fragment: int | None = 10  # cut a long first sentence at a clause past this many chars
-    model_id: str = "kokoro-82m"  # what a request's `model` field must equal
     # Engine selection (engine/factory.py): auto = torch when model_dir holds weights, else onnx.
     engine: str = "auto"
     device: str = "auto"
@@ -47,6 +84,11 @@ class Settings:
     pause_clause_ms: int = 200
     pause_sentence_ms: int = 300
     pause_paragraph_ms: int = 450
+    model_id: str = "kokoro-82m"  # the served model; a request's `model` may name it ...
+    model_aliases: tuple[str, ...] = BULBUL_MODELS  # ... or one of these
+    # Bulbul speaker name -> our speaker id; None = the built-in map by gender (protocol/voice_defaults.py)
+    bulbul_speakers: dict[str, str] | None = field(default=None, hash=False, compare=False)
+    max_request_age_s: float = 56.0  # the blog shape's request_timestamp bound (its container's default)
     # Admission control (admission.py); syntheses None = derived from the engine's measured speed.
     max_syntheses: int | None = None
     max_sessions: int = 512  # open sessions: a connection cap only, idle ones cost almost nothing
@@ -76,9 +118,16 @@ class Settings:
             pause_clause_ms=_int("PAUSE_CLAUSE_MS", cls.pause_clause_ms),
             pause_sentence_ms=_int("PAUSE_SENTENCE_MS", cls.pause_sentence_ms),
             pause_paragraph_ms=_int("PAUSE_PARAGRAPH_MS", cls.pause_paragraph_ms),
+            model_aliases=_names("MODEL_ALIASES", BULBUL_MODELS),
+            bulbul_speakers=_speaker_map("BULBUL_SPEAKER_MAP"),
+            max_request_age_s=_float("MAX_REQUEST_AGE_S", cls.max_request_age_s),
             max_syntheses=_int("MAX_CONCURRENT_SYNTHESES", 0) or None,
             max_sessions=_int("MAX_SESSIONS", cls.max_sessions, 1),
             target_first_audio_ms=_int("TARGET_FIRST_AUDIO_MS", cls.target_first_audio_ms, 1),
             overload_retry_after_s=_int("OVERLOAD_RETRY_AFTER_S", cls.overload_retry_after_s, 1),
             max_request_bytes=_int("MAX_REQUEST_BYTES", cls.max_request_bytes, 1024),
         )
+
+    @property
+    def accepted_models(self) -> tuple[str, ...]:
+        return (self.model_id, *(a for a in self.model_aliases if a != self.model_id))

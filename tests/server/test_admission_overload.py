@@ -98,6 +98,10 @@ async def test_http_above_capacity_is_shed_at_once_and_slots_come_back(http):
         shed = await http.post("/invocations", json={"text": "はい。"})
         assert time.perf_counter() - began < 0.5, "shed at once, not queued"
         assert_overloaded(shed)
+        blog = await http.post("/invocations", json={"text": "はい。", "voice": "jf_alpha", "request_timestamp": time.time()})
+        assert blog.status_code == 503 and blog.headers["retry-after"] == "3"  # their client: 503 is QueueSaturatedError
+        assert blog.json() == {"error": "queue_saturated", "message": "server at capacity, retry later",
+                               "request_id": blog.json()["request_id"], "retry_after": 3}
         assert (await load(http))["syntheses"] == 2
         await anext(first.aiter_raw())
     await settled(http)  # both clients went away mid-stream: their work is aborted, the slots come back
@@ -115,7 +119,8 @@ async def test_sessions_above_capacity_get_their_dialects_error_and_1013(small, 
             "code": "service_overloaded", "message": "server at capacity, retry later", "retry_after": 3}}),
         "bulbul": ({"type": "config", "data": {}}, {"type": "error", "data": {
             "message": "server at capacity, retry later", "code": 503, "retry_after": 3}}),
-        "simple": ({"text": "はい。"}, {"type": "error", "request_id": None, "message": "server at capacity, retry later",
+        # The blog's client types errors by tokens in the message: queue_saturated is overload.
+        "simple": ({"text": "はい。"}, {"type": "error", "request_id": None, "message": "queue_saturated: server at capacity, retry later",
                                       "code": "service_overloaded", "retry_after": 3}),
     }
     for first, expected in refusals.values():

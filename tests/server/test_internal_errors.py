@@ -171,9 +171,11 @@ async def test_simple_failure_is_an_error_for_that_request_and_the_session_goes_
     async with websockets.connect(f"ws://127.0.0.1:{port}/invocations-bidirectional-stream") as ws:
         await ws.send(json.dumps({"text": "BOOM。", "request_id": "bad"}).encode())
         await ws.send(json.dumps({"text": "はい。", "request_id": "good"}).encode())
+        assert json.loads(await ws.recv()) == {"type": "synthesis_start", "request_id": "bad"}
         error = json.loads(await ws.recv())
         assert (error["type"], error["request_id"], error["code"]) == ("error", "bad", "internal_error")
         assert "secret" not in error["message"]
+        assert json.loads(await ws.recv()) == {"type": "synthesis_start", "request_id": "good"}
         assert isinstance(await ws.recv(), bytes)
         complete = json.loads(await ws.recv())
         assert (complete["type"], complete["request_id"]) == ("synthesis_complete", "good")

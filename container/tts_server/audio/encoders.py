@@ -209,8 +209,10 @@ class MuxedEncoder(_Once):
         return self._sink.drain()
 
 
-# Speech-oriented bit rates (mono).
-_LOSSY_BIT_RATES = {8000: 24_000, 16000: 48_000, 24000: 64_000}
+# Speech-oriented bit rates (mono): 24 kb/s at 8 kHz, 48 at 16 kHz, 64 from 22.05 kHz up
+# (the model's audio holds nothing above 12 kHz, so higher rates need no more bits).
+def _lossy_bit_rate(rate: int) -> int:
+    return 24_000 if rate < 16000 else 48_000 if rate < 22050 else 64_000
 _OPUS_BIT_RATE = 32_000
 # Ogg pages of at most one 20 ms Opus packet: a page is cut as soon as it holds
 # this much audio, instead of the muxer's default of one second.
@@ -233,12 +235,12 @@ def make_encoder(spec: OutputSpec) -> Encoder:
                             {"page_duration": _OGG_PAGE_DURATION_US})
     if fmt == "mp3":
         # No ID3 tag, no Xing frame: a plain frame stream, valid from any chunk boundary.
-        return MuxedEncoder("mp3", "libmp3lame", "fltp", rate, _LOSSY_BIT_RATES[rate],
+        return MuxedEncoder("mp3", "libmp3lame", "fltp", rate, _lossy_bit_rate(rate),
                             {"id3v2_version": "0", "write_xing": "0"}, {"reservoir": "0"})
     if fmt == "flac":
         # No 8 KiB padding block: it only serves rewriting the header, which a stream can't.
         return MuxedEncoder("flac", "flac", "s16", rate, None,
                             {"metadata_header_padding": "0"})
     if fmt == "aac":
-        return MuxedEncoder("adts", "aac", "fltp", rate, _LOSSY_BIT_RATES[rate])
+        return MuxedEncoder("adts", "aac", "fltp", rate, _lossy_bit_rate(rate))
     raise ValueError(f"no encoder for format {fmt!r}")  # unreachable: OutputSpec validates

@@ -9,7 +9,9 @@ from ..errors import FieldError, one_of
 AUDIO_FORMATS: tuple[str, ...] = (
     "pcm_f32", "pcm_16", "mulaw", "alaw", "opus", "mp3", "wav", "flac", "aac",
 )
-SAMPLE_RATES: tuple[int, ...] = (8000, 16000, 24000)
+# The common PCM rates; soxr resamples the model's 24 kHz to each, and every variable-rate
+# codec here (PCM, WAV, FLAC, MP3, AAC) takes all of them.
+SAMPLE_RATES: tuple[int, ...] = (8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000)
 DEFAULT_SAMPLE_RATE = 24000
 # Formats whose rate is fixed; the requested `sample_rate` is ignored for them.
 FIXED_RATES: dict[str, int] = {"mulaw": 8000, "alaw": 8000, "opus": 24000}
@@ -58,7 +60,7 @@ def negotiate(format: str = "pcm_f32", sample_rate: int | None = None) -> Output
     """The output a client gets for the `format`/`sample_rate` it asked for.
 
     mulaw/alaw are always 8000 and opus always 24000 (the requested rate is ignored);
-    the other formats take 8000, 16000 or 24000, default 24000.
+    the other formats take any rate of SAMPLE_RATES, default 24000.
     Raises UnsupportedAudio (a ValueError) naming the field and the accepted values.
     """
     if not isinstance(format, str) or format not in AUDIO_FORMATS:

@@ -1,10 +1,12 @@
 """Bulbul v3's bidirectional contract (SPEC §4): a thin adapter onto the session engine.
 
 Client: `config` first (`model`, in it or in the URL's query as SageMaker's ModelQueryString puts
-it, must be the served model id when present), then `text` ... `flush` per turn, `ping` to keep alive (no reply);
+it, must be the served model id or an alias when present), then `text` ... `flush` per turn,
+`ping` to keep alive (no reply: Bulbul documents it as a keep-alive and its SDK has no reply type);
+`config` again at any time (the text before it is flushed with the old settings, as Bulbul does);
 `close` (ours) flushes, drains and closes with 1000.
-Server: `audio` events (base64), `event`/`final` after the audio of everything flushed, and
-`error` events whose `code` is an HTTP status.
+Server: `audio` events (base64), `event`/`final` after the audio of everything flushed (unless
+the URL says `send_completion_event=false`), and `error` events whose `code` is an HTTP status.
 
 Text is cut into sentences as it arrives by the shared SentenceChunker; the sentences a message
 completes go to the engine at once, as one response that streams them sentence by sentence.
@@ -26,11 +28,12 @@ from ..errors import one_of
 from ..protocol.compat import MODEL_ID, Codec, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.events import MAX_TEXT_CHARS
+from ..protocol.voice_defaults import BULBUL_SPEAKERS
 from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
 from ..session.options import SessionOptions
 from .base import Dialect, SessionContext
 
-MESSAGE_TYPES = ("text", "flush", "ping", "close")
+MESSAGE_TYPES = ("config", "text", "flush", "ping", "close")
 FINAL = {"type": "event", "data": {"event_type": "final"}}
 SENTENCE_ENDS = "。！？!?｡"
 CLOSERS = "」』）)]\"'”’"
@@ -48,7 +51,8 @@ class ConfigMessage(BaseModel):
 
 class TextData(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    text: Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
+    # Empty is refused as REST refuses it; whitespace is kept: an LLM's token may be " ".
+    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
 
 
 class TextMessage(BaseModel):
@@ -65,6 +69,8 @@ class BulbulDialect(Dialect):
         self._fed = 0  # characters fed to the chunker so far
         self._taken = 0  # ... of which sentences have taken this many
         self._finals: deque[str] = deque()  # per flush still waiting: the response whose done ends it
+        self._media_types: dict[str, str] = {}  # response id -> its audio's content type
+        self._send_finals = context.query.get("send_completion_event", "true").lower() != "false"
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:
@@ -75,11 +81,10 @@ class BulbulDialect(Dialect):
 
     async def start(self, first: dict) -> bool:
         try:
-            served = self._settings.model_id
-            if self._query.get("model", served) != served:
-                raise ProtocolError.invalid(f"model: Input should be {served!r} (the ModelQueryString's model)")
-            config = ConfigMessage.model_validate(first, context={MODEL_ID: served}).data
-            self._options = config.session_options(self._runtime.synthesizer, first["data"], config.format, "data.")
+            accepted = self._settings.accepted_models
+            if self._query.get("model", accepted[0]) not in accepted:
+                raise ProtocolError.invalid(f"model: {one_of(accepted)} (the ModelQueryString's model)")
+            self._options = self._configure(first)
         except CLIENT_MISTAKES as error:
             await self._outbox.send(self.error_event(as_protocol_error(error)))
             await self._outbox.close(status.WS_1008_POLICY_VIOLATION, "a valid config message must come first")
@@ -99,12 +104,20 @@ class BulbulDialect(Dialect):
                 await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
                 return False
             elif kind == "config":
-                raise ProtocolError.invalid(f"type: the session is already configured; {one_of(MESSAGE_TYPES)}")
+                options = self._configure(event)  # a bad one is refused and the old settings stay
+                await self._submit(self._chunker.flush_spans())  # text before it speaks as configured then
+                self._taken = self._fed
+                self._options = options
             elif kind != "ping":
                 raise ProtocolError(ErrorCode.UNKNOWN_EVENT_TYPE, f"type: {one_of(MESSAGE_TYPES)}")
         except CLIENT_MISTAKES as error:
             await self.report(as_protocol_error(error))
         return True
+
+    def _configure(self, message: dict) -> SessionOptions:
+        config = ConfigMessage.model_validate(message, context={MODEL_ID: self._settings.accepted_models}).data
+        speakers = BULBUL_SPEAKERS if self._settings.bulbul_speakers is None else self._settings.bulbul_speakers
+        return config.session_options(self._runtime.synthesizer, message["data"], config.format, "data.", speakers=speakers)
 
     async def _feed(self, text: str) -> None:
         if self._fed - self._taken + len(text) > MAX_TEXT_CHARS:
@@ -126,6 +139,8 @@ class BulbulDialect(Dialect):
             await self.report(error)
         self._taken = self._fed
         outstanding = self._engine.outstanding
+        if not self._send_finals:
+            return
         if outstanding:
             self._finals.append(outstanding[-1])
         else:
@@ -136,13 +151,17 @@ class BulbulDialect(Dialect):
             return
         self._taken = sentences[-1][0][1]
         # One response per message; a newline is a sentence end, so the renderer cuts it the same way.
-        await self._engine.submit(self._options.request("\n".join(text for _, text in sentences)))
+        request = self._options.request("\n".join(text for _, text in sentences))
+        self._media_types[request.response_id] = request.output.media_type  # a later config may change it
+        await self._engine.submit(request)
 
     async def _on_engine_event(self, event: EngineEvent) -> None:
         if isinstance(event, AudioChunk) and event.audio:
             audio = base64.b64encode(event.audio).decode("ascii")
-            await self._outbox.send({"type": "audio", "data": {"audio": audio, "content_type": self._options.output.media_type}})
+            media_type = self._media_types.get(event.response_id, self._options.output.media_type)
+            await self._outbox.send({"type": "audio", "data": {"audio": audio, "content_type": media_type}})
         elif isinstance(event, ResponseDone):
+            self._media_types.pop(event.response_id, None)
             if event.status == Status.FAILED:
                 await self.report(event.error or ProtocolError(ErrorCode.INTERNAL, "synthesis failed"))
             while self._finals and self._finals[0] == event.response_id:

@@ -1,10 +1,13 @@
 """The blog's minimal text-message socket (SPEC §4, kokoro-sagemaker-blog Steps 1-2).
 
-`{"text": ..., "voice"?, "speed"?, "sample_rate"?, "request_id"?}` -> raw PCM16 binary frames,
-then `{"type": "synthesis_complete", "request_id", "total_duration_s", "elapsed_s"}`. Messages
-are answered one after another in order; errors are `{"type": "error", "request_id", "message"}`
-and the session goes on; `{"type": "close"}` finishes what is pending and closes with 1000.
-Each message is one response of the session engine.
+`{"text": ..., "voice"?, "speed"?, "sample_rate"?, "request_id"?}` -> `{"type": "synthesis_start",
+"request_id"}`, raw PCM16 binary frames, then `{"type": "synthesis_complete", "request_id",
+"total_duration_s", "elapsed_s"}`, as the blog's container sends them. The voice defaults to the
+blog's `af_heart` where the engine has it (else the language default); a voice implies its
+language. Messages are answered one after another in order; errors are `{"type": "error",
+"request_id", "message"}` (overload and a full queue carry the blog's `queue_saturated` /
+`queue_full` tokens, which its client types) and the session goes on; `{"type": "close"}`
+finishes what is pending and closes with 1000. Each message is one response of the session engine.
 """
 
 from __future__ import annotations
@@ -16,9 +19,10 @@ from typing import Annotated
 from pydantic import Field
 from starlette import status
 
+from ..protocol import blog
 from ..protocol.compat import MODEL_ID, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
-from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
+from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, Status
 from .base import Dialect, SessionContext
 
 AUDIO_FORMAT = "pcm_16"
@@ -36,7 +40,7 @@ class SimpleDialect(Dialect):
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:
-        event = {"type": "error", "request_id": error.response_id, "message": error.message, "code": str(error.code)}
+        event = {"type": "error", "request_id": error.response_id, "message": blog.message(error), "code": str(error.code)}
         if error.retry_after is not None:
             event["retry_after"] = error.retry_after
         return event
@@ -64,14 +68,16 @@ class SimpleDialect(Dialect):
 
     async def _synthesize(self, event: dict) -> None:
         received = time.perf_counter()
-        message = SimpleMessage.model_validate(event, context={MODEL_ID: self._settings.model_id})
-        options = message.session_options(self._runtime.synthesizer, event, AUDIO_FORMAT)
+        message = SimpleMessage.model_validate(event, context={MODEL_ID: self._settings.accepted_models})
+        options = message.session_options(self._runtime.synthesizer, event, AUDIO_FORMAT, blog_default=True)
         request = options.request(message.text, response_id=message.request_id)
         await self._engine.submit(request)
         self._received_at[request.response_id] = received  # its done comes from a task, never before this
 
     async def _on_engine_event(self, event: EngineEvent) -> None:
-        if isinstance(event, AudioChunk) and event.audio:
+        if isinstance(event, ResponseCreated):
+            await self._outbox.send({"type": "synthesis_start", "request_id": event.response_id})
+        elif isinstance(event, AudioChunk) and event.audio:
             await self._outbox.send_bytes(event.audio)
         elif isinstance(event, ResponseDone):
             received = self._received_at.pop(event.response_id, time.perf_counter())

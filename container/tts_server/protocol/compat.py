@@ -7,6 +7,7 @@ Fields other systems send that mean nothing here are ignored, so their clients w
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, field_validator
@@ -14,9 +15,10 @@ from pydantic_core import PydanticCustomError
 
 from ..audio.formats import AUDIO_FORMATS
 from ..engine.synthesizer import Synthesizer
-from ..errors import FieldError
+from ..errors import FieldError, one_of
 from ..session.options import SessionOptions
 from .events import MAX_TEXT_CHARS, Speed
+from .voice_defaults import resolve_voice
 
 # Each field's accepted names: the session protocol's first, then Bulbul's (and the blog's `voice`).
 FIELD_NAMES: dict[str, tuple[str, ...]] = {
@@ -27,7 +29,7 @@ FIELD_NAMES: dict[str, tuple[str, ...]] = {
     "speed": ("speed", "pace"),
 }
 BULBUL_CODECS = {"linear16": "pcm_16"}  # Bulbul's codec names that differ from ours
-MODEL_ID = "model_id"  # the validation context key holding the served model id
+MODEL_ID = "model_id"  # the validation context key holding the accepted model ids (served id first)
 
 
 def _named(field: str) -> Any:
@@ -60,7 +62,7 @@ class VoiceFields(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     model: str | None = None
-    speaker_id: Annotated[str, _named("speaker_id")] = "default"
+    speaker_id: Annotated[str | None, _named("speaker_id")] = None  # None: see voice_defaults.resolve_voice
     language: Annotated[str | None, _named("language")] = None
     sample_rate: Annotated[int | None, _named("sample_rate")] = None
     speed: Annotated[Speed, _named("speed")] = 1.0
@@ -69,18 +71,25 @@ class VoiceFields(BaseModel):
     @field_validator("model")
     @classmethod
     def _served_model(cls, model: str | None, info: ValidationInfo) -> str | None:
-        served = (info.context or {}).get(MODEL_ID)
-        if model is not None and served and model != served:
-            raise PydanticCustomError("literal_error", "Input should be {expected}", {"expected": repr(served)})
+        accepted = (info.context or {}).get(MODEL_ID)
+        if isinstance(accepted, str):
+            accepted = (accepted,)
+        if model is not None and accepted and model not in accepted:
+            raise PydanticCustomError("literal_error", one_of(accepted))
         return model
 
-    def session_options(self, synthesizer: Synthesizer, raw: dict, format: str, prefix: str = "") -> SessionOptions:
-        """The negotiated options; a FieldError names the field as `raw` spelt it, after `prefix`."""
+    def session_options(self, synthesizer: Synthesizer, raw: dict, format: str, prefix: str = "", *,
+                        speakers: Mapping[str, str] | None = None, blog_default: bool = False) -> SessionOptions:
+        """The negotiated options; a FieldError names the field as `raw` spelt it, after `prefix`.
+
+        `speakers` maps other systems' speaker names (Bulbul's) to ours; `blog_default` makes
+        the blog's `af_heart` the default voice where the engine has it."""
+        language, speaker_id = resolve_voice(synthesizer, self.language, self.speaker_id, speakers, blog_default)
         try:
             return SessionOptions.negotiate(
                 synthesizer,
-                language=self.language,
-                speaker_id=self.speaker_id,
+                language=language,
+                speaker_id=speaker_id,
                 format=format,
                 sample_rate=self.sample_rate,
                 speed=self.speed,
@@ -88,4 +97,7 @@ class VoiceFields(BaseModel):
             )
         except FieldError as error:
             name, message = spelt(raw, error.field), error.message
+            if error.field == "speaker_id" and name in raw:
+                asked = raw[name]
+                message += f", got {asked!r}" + (f" (mapped to {speaker_id!r})" if speaker_id != asked else "")
             raise FieldError(prefix + name, message) from None

@@ -1,9 +1,13 @@
 """POST /invocations (SPEC §5): one request, one response of the session engine, three ways back.
 
 - default: `{"request_id", "audios": ["<base64>"], "timestamps"?}` once the audio is complete;
-- `stream: true`: the encoded audio as a chunked byte stream, each sentence's bytes as they exist;
-- `stream: true` with `Accept: text/event-stream`: SSE `data: {json}` events, one per audio
+- streamed: the encoded audio as a chunked byte stream, each sentence's bytes as they exist;
+- streamed with `Accept: text/event-stream`: SSE `data: {json}` events, one per audio
   chunk (base64, with alignments when asked), then a `response.done` event.
+Streaming is chosen by the `stream` field when the body has one, else by the path (Bulbul's
+`/text-to-speech/stream`), else by an `Accept` asking for audio: behind SageMaker the path is
+always /invocations and InvokeEndpointWithResponseStream passes only its `Accept` on.
+A body in the AWS blog container's shape is answered in that shape (blog_http.py).
 The request is validated before admission, and admitted or shed (503) at once, never queued.
 """
 
@@ -20,13 +24,14 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ..audio.encoders import WavEncoder
 from ..protocol.compat import MODEL_ID, Codec, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.frames import parse_json_object
-from ..session.events import AudioChunk, ResponseDone, Status
+from ..protocol.voice_defaults import BULBUL_SPEAKERS
+from ..session.events import AudioChunk, ResponseDone
+from . import blog_http
 from .http_errors import request_id
-from .synthesis import Synthesis
+from .synthesis import Synthesis, audio_bytes, collect, failure_message, started
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -41,21 +46,39 @@ class InvocationRequest(VoiceFields):
     max_length: Annotated[int, Field(gt=0)] | None = None
 
 
-class ResponseFailed(Exception):
-    """Synthesis failed after audio had left: the stream is cut, never ended as if complete."""
+def wants_audio(request: Request) -> bool:
+    """An `Accept` naming an audio type (what a SageMaker client can set) asks for the byte stream."""
+    return any(part.strip().lower().startswith("audio/") for part in request.headers.get("accept", "").split(","))
 
 
 async def invocations(request: Request) -> Response:
+    return await _invoke(request, stream_default=None)
+
+
+async def bulbul_rest(request: Request) -> Response:
+    """Bulbul's `POST /text-to-speech`: the real-time JSON reply."""
+    return await _invoke(request, stream_default=False)
+
+
+async def bulbul_stream(request: Request) -> Response:
+    """Bulbul's `POST /text-to-speech/stream`: the audio as a byte stream."""
+    return await _invoke(request, stream_default=True)
+
+
+async def _invoke(request: Request, stream_default: bool | None) -> Response:
     state = request.app.state
     rid = request_id(request)
     raw = await read_json_body(request, state.settings.max_request_bytes)
+    if stream_default is None and blog_http.is_blog_body(raw):
+        return await blog_http.invoke(request, raw, rid)
     if not state.runtime.ready:
         raise state.admission.model_loading()
     try:
-        fields = InvocationRequest.model_validate(raw, context={MODEL_ID: state.settings.model_id})
-        options = fields.session_options(state.runtime.synthesizer, raw, fields.format)
+        fields = InvocationRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
+        options = fields.session_options(state.runtime.synthesizer, raw, fields.format, speakers=speaker_map(state.settings))
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
+    stream = fields.stream if "stream" in raw else stream_default if stream_default is not None else wants_audio(request)
     speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
                              max_length_ms=fields.max_length)
     slot = state.admission.syntheses.try_take()
@@ -63,13 +86,17 @@ async def invocations(request: Request) -> Response:
         raise state.admission.overloaded()
     synthesis = Synthesis(state.runtime, speech, slot)
     await synthesis.start()
-    if not fields.stream:
-        return await _whole(synthesis, state.runtime.codec)
-    headers = {"X-Request-Id": rid}
+    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id}  # what actually speaks, whatever `model` said
+    if not stream:
+        return await _whole(synthesis, state.runtime.codec, headers)
     if SSE in request.headers.get("accept", ""):
-        events = _sse_events(await _started(synthesis))
+        events = _sse_events(await started(synthesis))
         return StreamingResponse(events, media_type=SSE, headers=headers | {"Cache-Control": "no-cache"})
-    return StreamingResponse(_audio_bytes(await _started(synthesis)), media_type=speech.output.media_type, headers=headers)
+    return StreamingResponse(audio_bytes(await started(synthesis)), media_type=speech.output.media_type, headers=headers)
+
+
+def speaker_map(settings) -> dict[str, str]:
+    return BULBUL_SPEAKERS if settings.bulbul_speakers is None else settings.bulbul_speakers
 
 
 async def read_json_body(request: Request, limit: int) -> dict:
@@ -90,23 +117,14 @@ async def read_json_body(request: Request, limit: int) -> dict:
     return parse_json_object(bytes(body), "body")
 
 
-async def _whole(synthesis: Synthesis, codec_pool) -> Response:
-    audio, alignments, done = bytearray(), [], None
-    async for event in synthesis.events():
-        if isinstance(event, AudioChunk):
-            audio += event.audio
-            alignments += event.alignments or []
-        else:
-            done = event
-    _raise_if_failed(done)
-    if synthesis.request.output.format == "wav":
-        audio = WavEncoder.with_sizes(bytes(audio))  # whole now, so a player needs no streaming support
+async def _whole(synthesis: Synthesis, codec_pool, headers: dict[str, str]) -> Response:
+    audio, alignments, _ = await collect(synthesis)
     timestamps = [asdict(a) for a in alignments] if synthesis.request.with_timestamps else None
     # Base64 and JSON of minutes of audio take a while: not on the event loop.
     body = await asyncio.get_running_loop().run_in_executor(
-        codec_pool, _whole_body, synthesis.request.response_id, bytes(audio), timestamps
+        codec_pool, _whole_body, synthesis.request.response_id, audio, timestamps
     )
-    return Response(body, media_type=JSON)
+    return Response(body, media_type=JSON, headers=headers)
 
 
 def _whole_body(rid: str, audio: bytes, timestamps: list[dict] | None) -> bytes:
@@ -114,30 +132,6 @@ def _whole_body(rid: str, audio: bytes, timestamps: list[dict] | None) -> bytes:
     if timestamps is not None:
         body["timestamps"] = timestamps
     return json.dumps(body, ensure_ascii=False).encode("utf-8")
-
-
-async def _started(synthesis: Synthesis) -> AsyncIterator[AudioChunk | ResponseDone]:
-    """The events, once the first is in: a failure before any audio is still a 500 reply."""
-    events = synthesis.events()
-    first = await anext(events)
-    if isinstance(first, ResponseDone):
-        await events.aclose()
-        _raise_if_failed(first)
-
-    async def replay():
-        yield first
-        async for event in events:
-            yield event
-
-    return replay()
-
-
-async def _audio_bytes(events: AsyncIterator[AudioChunk | ResponseDone]) -> AsyncIterator[bytes]:
-    async for event in events:
-        if isinstance(event, AudioChunk):
-            yield event.audio
-        elif event.status == Status.FAILED:
-            raise ResponseFailed(f"response {event.response_id} failed mid-stream")
 
 
 async def _sse_events(events: AsyncIterator[AudioChunk | ResponseDone]) -> AsyncIterator[bytes]:
@@ -151,16 +145,5 @@ async def _sse_events(events: AsyncIterator[AudioChunk | ResponseDone]) -> Async
             data = {"type": "response.done", "request_id": event.response_id, "status": str(event.status),
                     "usage": {"characters": event.characters, "audio_ms": event.audio_ms}}
             if event.error:
-                data["error"] = {"code": ErrorCode.INTERNAL, "message": _failure_message(event.response_id)}
+                data["error"] = {"code": ErrorCode.INTERNAL, "message": failure_message(event.response_id)}
         yield b"data: " + json.dumps(data, ensure_ascii=False).encode("utf-8") + b"\n\n"
-
-
-def _raise_if_failed(done: ResponseDone | None) -> None:
-    if done is None or done.status == Status.FAILED:
-        rid = done.response_id if done else "?"
-        raise ProtocolError(ErrorCode.INTERNAL, _failure_message(rid))
-
-
-def _failure_message(rid: str) -> str:
-    return f"internal error: synthesis failed; the request was not completed ({rid})"
-

@@ -1,4 +1,5 @@
-"""One HTTP request's synthesis: a session engine holding a single response, read as events."""
+"""One HTTP request's synthesis: a session engine holding a single response, read as events,
+and the ways an HTTP reply reads them (whole, or as they happen)."""
 
 from __future__ import annotations
 
@@ -6,9 +7,11 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from ..admission import Slot
+from ..audio.encoders import WavEncoder
+from ..protocol.errors import ErrorCode, ProtocolError
 from ..runtime import EngineRuntime
 from ..session.engine import SessionEngine
-from ..session.events import AudioChunk, EngineEvent, ResponseDone
+from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
 from ..session.request import ResponseRequest
 
 
@@ -44,3 +47,57 @@ class Synthesis:
         finally:
             self._slot.release()
             await self._engine.abort()
+
+
+class ResponseFailed(Exception):
+    """Synthesis failed after audio had left: the stream is cut, never ended as if complete."""
+
+
+async def started(synthesis: Synthesis) -> AsyncIterator[AudioChunk | ResponseDone]:
+    """The events, once the first is in: a failure before any audio is still an error reply."""
+    events = synthesis.events()
+    first = await anext(events)
+    if isinstance(first, ResponseDone):
+        await events.aclose()
+        raise_if_failed(first)
+
+    async def replay():
+        yield first
+        async for event in events:
+            yield event
+
+    return replay()
+
+
+async def audio_bytes(events: AsyncIterator[AudioChunk | ResponseDone]) -> AsyncIterator[bytes]:
+    """The encoded audio as it exists; a failure mid-stream cuts the byte stream."""
+    async for event in events:
+        if isinstance(event, AudioChunk):
+            yield event.audio
+        elif event.status == Status.FAILED:
+            raise ResponseFailed(f"response {event.response_id} failed mid-stream")
+
+
+async def collect(synthesis: Synthesis) -> tuple[bytes, list, ResponseDone]:
+    """The whole response: its audio (a whole file: WAV sizes filled in), alignments and done."""
+    audio, alignments, done = bytearray(), [], None
+    async for event in synthesis.events():
+        if isinstance(event, AudioChunk):
+            audio += event.audio
+            alignments += event.alignments or []
+        else:
+            done = event
+    raise_if_failed(done)
+    if synthesis.request.output.format == "wav":
+        return WavEncoder.with_sizes(bytes(audio)), alignments, done  # whole now: no streaming support needed
+    return bytes(audio), alignments, done
+
+
+def raise_if_failed(done: ResponseDone | None) -> None:
+    if done is None or done.status == Status.FAILED:
+        rid = done.response_id if done else "?"
+        raise ProtocolError(ErrorCode.INTERNAL, failure_message(rid))
+
+
+def failure_message(rid: str) -> str:
+    return f"internal error: synthesis failed; the request was not completed ({rid})"

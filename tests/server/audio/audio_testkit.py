@@ -18,13 +18,23 @@ SOURCE_RATE = 24000  # the model's output rate
 # Ogg/Opus carries pre-skip and end trimming, FLAC/WAV/raw PCM/G.711 are sample-exact.
 CODEC_EXTRA: dict[str, tuple[int, int]] = {"mp3": (1105, 576 + 575), "aac": (1024, 1023)}
 
+
+def codec_extra(fmt: str, rate: int) -> tuple[int, int]:
+    """CODEC_EXTRA at a given rate. MPEG-1 rates (32 kHz and up) have 1152-sample MP3 frames;
+    at the 11.025 kHz family LAME pads by up to one frame more than at the 8 kHz family."""
+    priming, padding = CODEC_EXTRA.get(fmt, (0, 0))
+    if fmt == "mp3":
+        frame = 1152 if rate >= 32000 else 576
+        padding = 2 * frame - 1
+    return priming, padding
+
 FIXED_RATE = {"mulaw": 8000, "alaw": 8000, "opus": 24000}
 RAW_FORMATS = ("pcm_f32", "pcm_16", "mulaw", "alaw", "wav")  # no codec delay at all
 # Every (format, sample_rate) pair a client can get.
 FORMAT_RATES = [
     (fmt, rate)
     for fmt in ("pcm_f32", "pcm_16", "mulaw", "alaw", "opus", "mp3", "wav", "flac", "aac")
-    for rate in ((FIXED_RATE[fmt],) if fmt in FIXED_RATE else (8000, 16000, 24000))
+    for rate in ((FIXED_RATE[fmt],) if fmt in FIXED_RATE else (8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000))
 ]
 
 _DEMUXERS = {"mulaw": "mulaw", "alaw": "alaw", "opus": "ogg", "mp3": "mp3",

@@ -48,7 +48,7 @@ def test_first_audio_comes_after_a_fraction_of_a_second(fmt, rate):
             break
     first_audio_ms = pushed / rate * 1000
     if fmt in RAW_FORMATS:
-        assert first_audio_ms == 10
+        assert pushed == len(np.array_split(sine(0.5, rate), 50)[0])  # the first 10 ms piece
     else:
         assert first_audio_ms <= (110 if rate == 24000 else 300)
 

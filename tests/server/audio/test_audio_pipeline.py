@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 from audio_testkit import (
-    CODEC_EXTRA, FORMAT_RATES, SOURCE_RATE, decode, dominant_frequency, opus_input_rate,
+    FORMAT_RATES, codec_extra, SOURCE_RATE, decode, dominant_frequency, opus_input_rate,
     sine, uneven_split,
 )
 from hypothesis import given, settings
@@ -37,7 +37,7 @@ def test_a_response_decodes_at_the_negotiated_rate_and_duration(fmt, rate):
     else:
         assert decoded_rate == rate
         expected = output.samples_out
-    priming, padding = CODEC_EXTRA.get(fmt, (0, 0))
+    priming, padding = codec_extra(fmt, rate)
     extra = len(pcm) - expected
     assert priming <= extra <= priming + padding, (
         f"{fmt}@{rate}: decoded {len(pcm) / decoded_rate * 1000:.1f} ms "

@@ -12,6 +12,7 @@ from server.wire import is_control
 class Simple:
     def __init__(self, ws):
         self.ws = ws
+        self.started: list[str] = []  # request ids of the synthesis_start events seen
 
     async def send(self, message: dict, binary: bool = True) -> None:
         data = json.dumps(message)
@@ -23,9 +24,13 @@ class Simple:
         while True:
             frame = await asyncio.wait_for(self.ws.recv(), 30)
             control = is_control(frame)
-            if control is not None:
+            if control is not None and control.get("type") == "synthesis_start":
+                assert not audio, "synthesis_start comes before its audio"
+                self.started.append(control["request_id"])
+            elif control is not None:
                 return bytes(audio), control
-            audio += frame
+            else:
+                audio += frame
 
 
 @pytest.fixture
@@ -38,6 +43,7 @@ async def test_one_session_carries_many_messages(simple):
     await simple.send({"text": "こんにちは。", "request_id": "one"})
     audio, complete = await simple.reply()
     assert complete["type"] == "synthesis_complete" and complete["request_id"] == "one"
+    assert simple.started == ["one"], "the blog container's synthesis_start came first"
     assert complete["total_duration_s"] == pytest.approx(len(audio) / 2 / 24000, abs=0.002), "PCM16 at 24 kHz"
     assert 0 < complete["elapsed_s"] < 30
     await simple.send({"text": "今日は晴れです。"}, binary=False)  # text frames work too
@@ -62,7 +68,7 @@ async def test_voice_speed_and_sample_rate(simple):
         ({"text": "あ" * 3501}, "text: String should have at most 3500 characters"),
         ({"text": "はい", "voice": "af_heart"}, "voice: Input should be 'default', 'woman-1'"),
         ({"text": "はい", "speed": 5}, "speed: Input should be less than or equal to 2"),
-        ({"text": "はい", "sample_rate": 44100}, "sample_rate: Input should be 8000, 16000 or 24000"),
+        ({"text": "はい", "sample_rate": 44101}, "sample_rate: Input should be 8000, 11025, 16000, 22050, 24000, 32000, 44100 or 48000"),
         ({"text": "はい", "model": "kokoro"}, "model: Input should be 'kokoro-82m'"),
     ],
 )

@@ -31,16 +31,16 @@ async def http(speech_server):
 @pytest.mark.parametrize(
     "body, words",
     [
-        ({"text": TEXT, "model": "bulbul:v3"}, ["Validation Error(s):\n- model: Input should be 'kokoro-82m'"]),
+        ({"text": TEXT, "model": "bulbul:v1"}, ["Validation Error(s):\n- model: Input should be 'kokoro-82m', 'bulbul:v3', 'bulbul:v2' or 'bulbul:v4-flash'"]),
         ({}, ["- text: Field required"]),
         ({"text": ""}, ["- text: String should have at least 1 character"]),
         ({"text": " \n "}, ["- text: String should contain a character that is not whitespace"]),
         ({"text": "あ" * 3501}, ["- text: String should have at most 3500 characters"]),
-        ({"text": TEXT, "sample_rate": 44100}, ["- sample_rate: Input should be 8000, 16000 or 24000"]),
-        ({"text": TEXT, "speech_sample_rate": 22050}, ["- speech_sample_rate: Input should be 8000, 16000 or 24000"]),
+        ({"text": TEXT, "sample_rate": 44101}, ["- sample_rate: Input should be 8000, 11025, 16000, 22050, 24000, 32000, 44100 or 48000"]),
+        ({"text": TEXT, "speech_sample_rate": 12000}, ["- speech_sample_rate: Input should be 8000, 11025, 16000, 22050, 24000, 32000, 44100 or 48000"]),
         ({"text": TEXT, "output_audio_codec": "ogg"},
          ["- output_audio_codec: Input should be 'pcm_f32'", "'aac' or 'linear16'"]),
-        ({"text": TEXT, "speaker": "anushka"}, ["- speaker: Input should be 'default', 'woman-1'", "jf_alpha:0.7"]),
+        ({"text": TEXT, "speaker": "nobody"}, ["- speaker: Input should be 'default', 'woman-1'", "jf_alpha:0.7", "got 'nobody'"]),
         ({"text": TEXT, "target_language_code": "ko-KR"},
          ["- target_language_code: Input should be ", "'ja'", "(or an alias such as 'en', 'pt', 'hi-IN'), got 'ko-KR'"]),
         ({"text": TEXT, "pace": 3}, ["- pace: Input should be less than or equal to 2"]),
@@ -55,10 +55,10 @@ async def test_invalid_fields_are_400_naming_the_field(http, body, words):
 
 
 async def test_error_envelope_matches_the_seed_exactly(http):
-    reply = await http.post("/invocations", json={"text": TEXT, "model": "bulbul:v3"})
+    reply = await http.post("/invocations", json={"text": TEXT, "model": "bulbul:v1"})
     error = reply.json()["error"]
     assert set(error) == {"message", "code", "request_id"}
-    assert error["message"] == "Validation Error(s):\n- model: Input should be 'kokoro-82m'"
+    assert error["message"] == "Validation Error(s):\n- model: Input should be 'kokoro-82m', 'bulbul:v3', 'bulbul:v2' or 'bulbul:v4-flash'"
 
 
 @pytest.mark.parametrize(

@@ -38,7 +38,7 @@ async def test_text_frames_work_as_well_as_binary(speech_server):
         ({"type": "response.create", "text": "こんにちは"}, "session_not_open", ["type", "'open'"]),
         ({"type": "start"}, "session_not_open", ["type", "'open'"]),
         ({"data": {"text": "no type, no text"}}, "session_not_open", ["type", "'open'"]),
-        ({"type": "open", "sample_rate": 44100}, "invalid_request_error", ["sample_rate", "8000, 16000 or 24000"]),
+        ({"type": "open", "sample_rate": 44101}, "invalid_request_error", ["sample_rate", "8000, 11025, 16000, 22050, 24000, 32000, 44100 or 48000"]),
         ({"type": "open", "format": "ogg"}, "invalid_request_error", ["format", "'pcm_f32'", "'aac'"]),
         ({"type": "open", "speed": 3}, "invalid_request_error", ["speed", "less than or equal to 2"]),
         ({"type": "open", "language": "xx"}, "invalid_request_error", ["language", "'ja'"]),
