@@ -89,7 +89,8 @@ async def test_while_loading_http_is_503_model_loading_and_sessions_get_1013(sma
 
 
 async def test_http_above_capacity_is_shed_at_once_and_slots_come_back(http):
-    assert await load(http) == {"syntheses": 0, "max_syntheses": 2, "sessions": 0, "max_sessions": 2}
+    counts = {key: value for key, value in (await load(http)).items() if "syntheses" in key or "sessions" in key}
+    assert counts == {"syntheses": 0, "max_syntheses": 2, "sessions": 0, "max_sessions": 2}
     body = {"text": LONG_TEXT, "stream": True, "format": "pcm_16"}
     async with http.stream("POST", "/invocations", json=body) as first, \
             http.stream("POST", "/invocations", json=body) as second:
