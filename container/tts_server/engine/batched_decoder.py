@@ -139,4 +139,5 @@ def inverse_spectrum(magnitude: Tensor, phase: Tensor, frames: Tensor, stft: nn.
     envelope = F.fold((window**2)[None, :, None] * mask, **fold).reshape(-1, size)
     signal = torch.where(envelope > 1e-11, signal / envelope.clamp_min(1e-11), torch.zeros_like(signal))
     pad = n_fft // 2
-    return signal[:, pad : pad + hop * (count - 1)]
+    signal = signal[:, pad : pad + hop * (count - 1)]
+    return signal * frame_mask(hop * (frames - 1), signal.shape[1])[:, 0]

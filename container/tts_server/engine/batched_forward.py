@@ -13,6 +13,7 @@ the audio it gets alone (within float rounding): tests/server/engine/test_batche
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -25,6 +26,19 @@ STYLE_DIM = 256
 Item = tuple[Sequence[int], "np.ndarray | Tensor", float]  # token ids (no pads), style row, speed
 
 
+@dataclass(frozen=True)
+class Prosody:
+    """The first half's output for B rows: what the decoder needs, padded, zero past each row."""
+
+    durations: Tensor  # (B, T) long per token, pads included; zero past each row's tokens
+    tokens: Tensor  # (B,) tokens per row, pads included
+    frames: Tensor  # (B,) duration units per row: audio is 600 * frames samples
+    asr: Tensor  # (B, 512, F) text encoder output per frame
+    f0: Tensor  # (B, 2F) pitch curve
+    energy: Tensor  # (B, 2F)
+    styles: Tensor  # (B, 256)
+
+
 def forward_batch(model, items: Sequence[Item], *, seeds: Sequence[int] | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
     """Rows (token ids without pads, style (256,), speed) -> per row (audio float32 at 24 kHz,
     durations int64 of len(ids) + 2, pads included); len(audio) == 600 * durations.sum().
@@ -32,8 +46,19 @@ def forward_batch(model, items: Sequence[Item], *, seeds: Sequence[int] | None =
     seeds: one per row; row b's random initial phases and noise then equal those of
     `torch.manual_seed(seeds[b])` followed by model.forward_with_tokens on that row alone.
     """
-    if seeds is not None and len(seeds) != len(items):
-        raise ValueError(f"seeds: {len(seeds)} given for {len(items)} items (one per item)")
+    prosody = predict(model, items)
+    audio = render(model, prosody, seeds=seeds).float().cpu().numpy()
+    durations = prosody.durations.cpu().numpy()
+    counts = prosody.frames.cpu().numpy() * 600
+    tokens = prosody.tokens.cpu().numpy()
+    return [
+        (audio[row, : counts[row]].copy(), durations[row, : tokens[row]].copy())
+        for row in range(len(items))
+    ]
+
+
+def predict(model, items: Sequence[Item]) -> Prosody:
+    """The first half: durations, then pitch, energy and text features per frame of each row."""
     device = model.device
     ids, lengths, styles, speeds = _inputs(items, device, model.context_length - 2)
     with torch.inference_mode():
@@ -44,16 +69,18 @@ def forward_batch(model, items: Sequence[Item], *, seeds: Sequence[int] | None =
         index = _alignment(durations, total)
         mask = frame_mask(frames, total)
         en = _gather(d.transpose(1, 2), index) * mask
-        f0, n = _f0_energy(model.predictor, en, styles[:, 128:], frames)
+        f0, energy = _f0_energy(model.predictor, en, styles[:, 128:], frames)
         asr = _gather(model.text_encoder(ids, lengths, text_mask), index) * mask
-        audio = decode(model.decoder, asr, f0, n, styles[:, :128], frames, seeds)
-    audio = audio.float().cpu().numpy()
-    durations = durations.cpu().numpy()
-    counts = frames.cpu().numpy() * 600
-    return [
-        (audio[row, : counts[row]].copy(), durations[row, : lengths[row]].copy())
-        for row in range(len(items))
-    ]
+    return Prosody(durations, lengths, frames, asr, f0, energy, styles)
+
+
+def render(model, prosody: Prosody, *, seeds: Sequence[int] | None = None) -> Tensor:
+    """The second half: decoder and vocoder -> audio (B, 600 F), zero past each row's 600 * frames."""
+    if seeds is not None and len(seeds) != len(prosody.frames):
+        raise ValueError(f"seeds: {len(seeds)} given for {len(prosody.frames)} rows (one per row)")
+    p = prosody
+    with torch.inference_mode():
+        return decode(model.decoder, p.asr, p.f0, p.energy, p.styles[:, :128], p.frames, seeds)
 
 
 def _inputs(items: Sequence[Item], device, max_tokens: int) -> tuple[Tensor, Tensor, Tensor, Tensor]:
