@@ -15,6 +15,7 @@ import numpy as np
 import torch
 
 from .backend import SAMPLES_PER_DURATION_UNIT, Inference
+from .batched_forward import forward_batch
 from .model_dir import ModelDir, ModelDirError
 
 log = logging.getLogger(__name__)
@@ -32,14 +33,20 @@ def pick_device(requested: str) -> str:
 
 class TorchBackend:
     name = "kokoro-82m-torch-fp32"
+    # Pieces of different sessions per model run (batched_forward.py); MAX_BATCH overrides.
+    DEFAULT_MAX_BATCH = {"cuda": 16, "cpu": 4}
 
     def __init__(self, model_dir: ModelDir, device: str = "auto", threads: int | None = None):
         from kokoro import KModel  # imported here: it pulls in transformers, seconds of start-up
 
         model_dir.check()
         self.device = pick_device(device)
+        self.default_max_batch = self.DEFAULT_MAX_BATCH[self.device]
         if self.device == "cpu" and threads:
             torch.set_num_threads(threads)
+        if self.device == "cuda":  # true fp32: the vocoder's phase is sensitive to TF32 rounding
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
         try:
             config = json.loads(model_dir.config.read_text(encoding="utf-8"))
             self.vocab: Mapping[str, int] = config["vocab"]
@@ -69,6 +76,11 @@ class TorchBackend:
         durations = durations.cpu().numpy().reshape(-1)
         assert len(audio) == SAMPLES_PER_DURATION_UNIT * int(durations.sum()), "audio/durations mismatch"
         return Inference(audio=audio, durations=durations)
+
+
+    def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]]) -> list[Inference]:
+        """Pieces of different sessions in one padded batch, each equal to its batch-1 result."""
+        return [Inference(audio=audio, durations=durations) for audio, durations in forward_batch(self.model, list(items))]
 
 
 def _voice_pack(path) -> np.ndarray:
