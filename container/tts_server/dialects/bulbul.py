@@ -95,9 +95,7 @@ class BulbulDialect(Dialect):
                 await self._flush()
             elif kind == "close":
                 await self._flush()
-                await self._engine.drain()
-                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
-                return False
+                self.begin_close()
             elif kind == "config":
                 raise ProtocolError.invalid(f"type: the session is already configured; {one_of(MESSAGE_TYPES)}")
             elif kind != "ping":
