@@ -11,19 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Annotated
 
 from pydantic import Field
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..audio.encoders import WavEncoder
 from ..protocol.compat import MODEL_ID, Codec, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
-from ..protocol.frames import parse_json_object
+from ..protocol.frames import FrameLimits, parse_json_object
 from ..session.events import AudioChunk, ResponseDone, Status
 from .http_errors import request_id
 from .synthesis import Synthesis
@@ -48,9 +50,11 @@ class ResponseFailed(Exception):
 async def invocations(request: Request) -> Response:
     state = request.app.state
     rid = request_id(request)
-    raw = await read_json_body(request, state.settings.max_request_bytes)
+    raw = await read_json_body(request, state.settings.max_request_bytes, state.settings.max_json_depth)
     if not state.runtime.ready:
         raise state.admission.model_loading()
+    if state.lifecycle.stopping.is_set():  # SIGTERM: new work gets the overload answer
+        raise state.admission.overloaded()
     try:
         fields = InvocationRequest.model_validate(raw, context={MODEL_ID: state.settings.model_id})
         options = fields.session_options(state.runtime.synthesizer, raw, fields.format)
@@ -61,18 +65,22 @@ async def invocations(request: Request) -> Response:
     slot = state.admission.syntheses.try_take()
     if slot is None:
         raise state.admission.overloaded()
-    synthesis = Synthesis(state.runtime, speech, slot)
-    await synthesis.start()
+    synthesis = Synthesis(state.runtime, speech, slot, state.settings.stream_buffer_bytes)
+    await synthesis.start()  # on failure it has released the slot
     if not fields.stream:
         return await _whole(synthesis, state.runtime.codec)
     headers = {"X-Request-Id": rid}
+    # The stream's end, or the client leaving mid-stream, frees the synthesis at once.
+    release = BackgroundTask(synthesis.close)
     if SSE in request.headers.get("accept", ""):
         events = _sse_events(await _started(synthesis))
-        return StreamingResponse(events, media_type=SSE, headers=headers | {"Cache-Control": "no-cache"})
-    return StreamingResponse(_audio_bytes(await _started(synthesis)), media_type=speech.output.media_type, headers=headers)
+        return StreamingResponse(events, media_type=SSE, headers=headers | {"Cache-Control": "no-cache"},
+                                 background=release)
+    return StreamingResponse(_audio_bytes(await _started(synthesis)), media_type=speech.output.media_type,
+                             headers=headers, background=release)
 
 
-async def read_json_body(request: Request, limit: int) -> dict:
+async def read_json_body(request: Request, limit: int, max_depth: int = FrameLimits.max_depth) -> dict:
     """The body as a JSON object, or a ProtocolError: too large over `limit` bytes, invalid if not JSON."""
     body, size = bytearray(), 0
     async for chunk in request.stream():
@@ -87,17 +95,18 @@ async def read_json_body(request: Request, limit: int) -> dict:
     media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
     if media_type != JSON and not media_type.endswith("+json"):
         raise ProtocolError.invalid(f"content-type: Input should be '{JSON}', got {media_type!r}")
-    return parse_json_object(bytes(body), "body")
+    return parse_json_object(bytes(body), "body", max_depth)
 
 
 async def _whole(synthesis: Synthesis, codec_pool) -> Response:
     audio, alignments, done = bytearray(), [], None
-    async for event in synthesis.events():
-        if isinstance(event, AudioChunk):
-            audio += event.audio
-            alignments += event.alignments or []
-        else:
-            done = event
+    async with contextlib.aclosing(synthesis.events()) as events:
+        async for event in events:
+            if isinstance(event, AudioChunk):
+                audio += event.audio
+                alignments += event.alignments or []
+            else:
+                done = event
     _raise_if_failed(done)
     if synthesis.request.output.format == "wav":
         audio = WavEncoder.with_sizes(bytes(audio))  # whole now, so a player needs no streaming support

@@ -1,0 +1,85 @@
+"""The real application in this process, on a loopback port, with a test double of the engine
+(robustness tests need an engine that is fast, fails or floods on demand)."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import uvicorn
+
+from tts_server.app import create_app
+from tts_server.config import Settings
+from tts_server.engine.synthesizer import SegmentAudio
+from tts_server.engine.voices import VoiceBook
+from tts_server.runtime import EngineRuntime
+
+SMALL_SOCKET_BUFFER = 32 * 1024  # so the kernel's loopback buffers do not hide the server's own
+
+
+class CountingSynthesizer:
+    """`samples` of a tone per sentence, at once; counts what it synthesized."""
+
+    languages = ["ja"]
+    backend = SimpleNamespace(name="counting-test-engine")
+
+    def __init__(self, samples: int = 2400):
+        self.samples = samples
+        self.sentences = 0
+        self._book = VoiceBook({"jf_alpha": np.zeros((510, 256), np.float32)}, 510)
+
+    def voice_book(self, language):
+        return self._book
+
+    def synthesize(self, text, start, end, style, speed, language):
+        self.sentences += 1
+        return SegmentAudio(np.full(self.samples, 0.1, np.float32), [], 0.001)
+
+
+@contextlib.contextmanager
+def serving(synthesizer, **settings):
+    """The app on a port whose accepted sockets have small kernel send buffers."""
+    app = create_app(Settings(host="127.0.0.1", **settings), EngineRuntime(lambda: synthesizer, fast_first_fragment=None))
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)
+    sock.bind(("127.0.0.1", 0))
+    config = uvicorn.Config(app, ws="websockets-sansio", log_level="critical")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not (server.started and app.state.runtime.ready):
+        assert time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield SimpleNamespace(port=sock.getsockname()[1], app=app)
+    finally:
+        server.should_exit = True
+        thread.join(10)
+        sock.close()
+
+
+def small_receive_socket(port: int) -> socket.socket:
+    """A connected client socket with a small receive buffer (set before connecting)."""
+    client = socket.socket()
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_SOCKET_BUFFER)
+    client.connect(("127.0.0.1", port))
+    client.setblocking(False)
+    return client
+
+
+def wait_until_still(read, settle_s: float = 1.0, limit_s: float = 60.0) -> int:
+    """`read()` once it has stopped changing for `settle_s` (the server has paused)."""
+    value, since, deadline = read(), time.monotonic(), time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = read()
+        if now != value:
+            value, since = now, time.monotonic()
+        elif time.monotonic() - since >= settle_s:
+            return value
+    return value
