@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import socket
 import threading
 import time
@@ -11,6 +12,10 @@ from types import SimpleNamespace
 
 import numpy as np
 import uvicorn
+from websockets.client import ClientProtocol
+from websockets.frames import Frame, Opcode
+from websockets.protocol import State
+from websockets.uri import parse_uri
 
 from tts_server.app import create_app
 from tts_server.config import Settings
@@ -70,6 +75,47 @@ def small_receive_socket(port: int) -> socket.socket:
     client.connect(("127.0.0.1", port))
     client.setblocking(False)
     return client
+
+
+class RawWebSocket:
+    """A blocking WebSocket client on a small-buffer socket that reads only when asked (client
+    libraries read ahead into their own queues, which would hide the server's backpressure)."""
+
+    def __init__(self, port: int, path: str = "/invocations-bidirectional-stream"):
+        self.sock = small_receive_socket(port)
+        self.sock.setblocking(True)
+        self.protocol = ClientProtocol(parse_uri(f"ws://127.0.0.1:{port}{path}"), max_size=None)
+        self.protocol.send_request(self.protocol.connect())
+        self._flush()
+        self.pending: list = []
+        while self.protocol.state is not State.OPEN:
+            self._read()
+
+    def send(self, event: dict) -> None:
+        self.protocol.send_binary(json.dumps(event).encode())
+        self._flush()
+
+    def next_frame(self) -> str | bytes:
+        """The next message: str for a text frame, bytes for a binary one."""
+        while not self.pending:
+            self._read()
+        frame = self.pending.pop(0)
+        return frame.data.decode() if frame.opcode is Opcode.TEXT else bytes(frame.data)
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def _read(self) -> None:
+        data = self.sock.recv(65536)
+        if not data:
+            raise ConnectionError("closed by the server")
+        self.protocol.receive_data(data)
+        self.pending += [e for e in self.protocol.events_received() if isinstance(e, Frame)]
+        self._flush()
+
+    def _flush(self) -> None:
+        for chunk in self.protocol.data_to_send():
+            self.sock.sendall(chunk)
 
 
 def wait_until_still(read, settle_s: float = 1.0, limit_s: float = 60.0) -> int:
