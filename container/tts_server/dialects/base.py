@@ -6,10 +6,10 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from ..admission import Admission
-from ..config import Settings
 from starlette import status
 
+from ..admission import Admission
+from ..config import Settings
 from ..protocol.errors import ProtocolError
 from ..runtime import EngineRuntime
 from ..session.engine import SessionEngine
@@ -66,7 +66,8 @@ class Dialect:
     def begin_close(self) -> None:
         """The client's graceful close: what is accepted finishes, nothing new is (SPEC §3 `close`)."""
         self.closing = True
-        self._engine.refuse_new(ProtocolError.invalid("type: the session is closing ('close' was sent); no new responses are accepted"))
+        closing = "type: the session is closing ('close' was sent); no new responses are accepted"
+        self._engine.refuse_new(ProtocolError.invalid(closing))
 
     async def finish_close(self) -> None:
         """Everything accepted is done: say goodbye the dialect's way and close normally."""
