@@ -128,7 +128,7 @@ async def main() -> int:
     parser.add_argument("--responses", type=int, default=10, help="pipelined responses per session")
     parser.add_argument("--cancel-rate", type=float, default=0.2)
     parser.add_argument("--disconnect-rate", type=float, default=0.1)
-    parser.add_argument("--concurrency", type=int, help="sessions at a time (default: the server's session capacity)")
+    parser.add_argument("--concurrency", type=int, help="sessions at a time (default: 4 per synthesis slot, within the session cap)")
     parser.add_argument("--seed", type=int, default=10)
     parser.add_argument("--url", help="a running server (default: start one on a free loopback port)")
     parser.add_argument("--pid", type=int, help="the --url server's process id, for its memory figures")
@@ -141,7 +141,7 @@ async def main() -> int:
     violations: list[str] = []
     try:
         capacity = await robustness_server.load(target)
-        concurrency = args.concurrency or capacity["max_sessions"]
+        concurrency = args.concurrency or min(capacity["max_sessions"], 4 * capacity["max_syntheses"])
         rss = {"start": target.rss_mb()}
         gate = asyncio.Semaphore(concurrency)
         finished = 0

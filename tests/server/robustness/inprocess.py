@@ -20,6 +20,7 @@ from websockets.uri import parse_uri
 from tts_server.app import create_app
 from tts_server.config import Settings
 from tts_server.engine.synthesizer import SegmentAudio
+from tts_server.engine.tokens import Job, Piece
 from tts_server.engine.voices import VoiceBook
 from tts_server.runtime import EngineRuntime
 
@@ -27,27 +28,38 @@ SMALL_SOCKET_BUFFER = 32 * 1024  # so the kernel's loopback buffers do not hide 
 
 
 class CountingSynthesizer:
-    """`samples` of a tone per sentence, at once; counts what it synthesized."""
+    """`samples` of a tone per sentence, at once; counts the sentences it assembled."""
 
     languages = ["ja"]
     backend = SimpleNamespace(name="counting-test-engine", device="cpu")
+    max_batch = 1
 
     def __init__(self, samples: int = 2400):
         self.samples = samples
         self.sentences = 0
         self._book = VoiceBook({"jf_alpha": np.zeros((510, 256), np.float32)}, 510)
+        self.runner = self
 
     def language(self, requested, speaker_id=None):
         return requested or "ja"
 
-    def tokenize(self, text, start, end, language):
-        return [], []
-
     def voice_book(self, language):
         return self._book
 
-    def synthesize(self, text, start, end, style, speed, language):
+    def tokenize(self, text, start, end, language):
+        return [], []
+
+    def prepare(self, text, start, end, style, speed, language):
+        return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
+
+    def run(self, jobs):
+        return list(jobs)
+
+    def assemble(self, piece, results, engine_seconds):
         self.sentences += 1
+        return self.synthesize(piece.text, piece.start, piece.end, None, 1.0, "ja")
+
+    def synthesize(self, text, start, end, style, speed, language):  # also the runtime's warm-up
         return SegmentAudio(np.full(self.samples, 0.1, np.float32), [], 0.001)
 
 
