@@ -13,6 +13,7 @@ from .admission import Admission
 from .config import Settings
 from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
+from .lifecycle import Lifecycle
 from .runtime import EngineRuntime
 from .transport.http import bulbul_rest, bulbul_stream, invocations
 from .transport.http_errors import EXCEPTION_HANDLERS
@@ -23,6 +24,8 @@ async def ping(request: Request) -> JSONResponse:
     """200 once the model is ready, whatever the load: SageMaker replaces an instance whose
     ping fails, and a busy instance is healthy. Counters only, so it stays fast under load."""
     runtime: EngineRuntime = request.app.state.runtime
+    if request.app.state.lifecycle.stopping.is_set():  # SIGTERM: the load balancer should send no more
+        return JSONResponse({"status": "stopping"}, status_code=503)
     if runtime.ready:
         return JSONResponse({"status": "ok", **runtime.describe(), "load": request.app.state.admission.snapshot()})
     if runtime.load_error:
@@ -61,6 +64,7 @@ def create_app(settings: Settings | None = None, runtime: EngineRuntime | None =
     )
     app.state.settings = settings
     app.state.runtime = runtime
+    app.state.lifecycle = Lifecycle(settings.shutdown_deadline_s)
     app.state.admission = Admission(runtime, settings.max_syntheses, settings.max_sessions,
                                     settings.overload_retry_after_s, settings.target_first_audio_ms)
     return app

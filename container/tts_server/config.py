@@ -7,6 +7,7 @@ import os
 from dataclasses import dataclass, field
 
 from .engine.pauses import Pauses
+from .protocol.frames import FrameLimits
 
 
 def _int(name: str, default: int, minimum: int = 0) -> int:
@@ -40,6 +41,19 @@ def _float(name: str, default: float, minimum: float = 0.0) -> float:
         raise SystemExit(f"{name}: Input should be a valid number, got {raw!r}") from None
     if not value >= minimum:
         raise SystemExit(f"{name}: Input should be greater than or equal to {minimum}, got {value}")
+    return value
+
+
+def _seconds(name: str, default: float) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise SystemExit(f"{name}: Input should be a number of seconds, got {raw!r}") from None
+    if not value > 0:
+        raise SystemExit(f"{name}: Input should be greater than 0, got {value}")
     return value
 
 
@@ -95,6 +109,18 @@ class Settings:
     target_first_audio_ms: int = 2000  # shed new work predicted to start speaking later than this
     overload_retry_after_s: int = 1
     max_request_bytes: int = 1 << 20  # POST /invocations bodies; a full custom style pack is ~700 KB
+    # Limits on what clients send and how long they hold a session (SPEC §10, docs/robustness.md).
+    max_frame_bytes: int = 1 << 20  # one WebSocket message
+    max_json_depth: int = 32  # frames and bodies
+    idle_timeout_s: float = 300.0  # no client message and nothing being spoken
+    max_session_s: float = 3600.0
+    stream_buffer_bytes: int = 1 << 20  # audio an HTTP stream holds for a slow reader
+    # SIGTERM: responses in progress may finish this long; SageMaker sends SIGKILL 30 s after SIGTERM.
+    shutdown_deadline_s: float = 20.0
+
+    @property
+    def frame_limits(self) -> FrameLimits:
+        return FrameLimits(self.max_frame_bytes, self.max_json_depth)
 
     @property
     def pauses(self) -> Pauses:
@@ -126,6 +152,12 @@ class Settings:
             target_first_audio_ms=_int("TARGET_FIRST_AUDIO_MS", cls.target_first_audio_ms, 1),
             overload_retry_after_s=_int("OVERLOAD_RETRY_AFTER_S", cls.overload_retry_after_s, 1),
             max_request_bytes=_int("MAX_REQUEST_BYTES", cls.max_request_bytes, 1024),
+            max_frame_bytes=_int("WS_MAX_FRAME_BYTES", cls.max_frame_bytes, 1024),
+            max_json_depth=_int("MAX_JSON_DEPTH", cls.max_json_depth, 4),
+            idle_timeout_s=_seconds("SESSION_IDLE_TIMEOUT_S", cls.idle_timeout_s),
+            max_session_s=_seconds("SESSION_MAX_LIFETIME_S", cls.max_session_s),
+            stream_buffer_bytes=_int("STREAM_BUFFER_BYTES", cls.stream_buffer_bytes, 4096),
+            shutdown_deadline_s=_seconds("SHUTDOWN_DEADLINE_S", cls.shutdown_deadline_s),
         )
 
     @property

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+
+from starlette import status
 
 from ..admission import Admission
 from ..config import Settings
@@ -27,12 +30,18 @@ class Dialect:
     """A wire format adapted onto the one session engine; subclasses render its events."""
 
     def __init__(self, context: SessionContext):
+        self.session_id = str(uuid.uuid4())
+        self.closing = False  # the client said close: the transport drains the engine, reading on
         self._outbox = context.outbox
         self._runtime = context.runtime
         self._settings = context.settings
         self._query = context.query
         self._engine = SessionEngine(context.runtime, self._on_engine_event, context.settings.max_pending_responses,
-                                     hold=context.admission.syntheses.take)
+                                     hold=context.admission.syntheses.take, session_id=self.session_id)
+
+    @property
+    def engine(self) -> SessionEngine:
+        return self._engine
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:
@@ -53,6 +62,19 @@ class Dialect:
     async def report(self, error: ProtocolError) -> None:
         """Tell the client about a bad frame or request; the session goes on."""
         await self._outbox.send(self.error_event(error))
+
+    def begin_close(self) -> None:
+        """The client's graceful close: what is accepted finishes, nothing new is (SPEC §3 `close`)."""
+        self.closing = True
+        closing = "type: the session is closing ('close' was sent); no new responses are accepted"
+        self._engine.refuse_new(ProtocolError.invalid(closing))
+
+    async def finish_close(self) -> None:
+        """Everything accepted is done: say goodbye the dialect's way and close normally."""
+        await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
+
+    async def close(self, code: int, reason: str = "") -> None:
+        await self._outbox.close(code, reason)
 
     async def abort(self) -> None:
         """The client disconnected: stop everything, report nothing."""

@@ -100,9 +100,7 @@ class BulbulDialect(Dialect):
                 await self._flush()
             elif kind == "close":
                 await self._flush()
-                await self._engine.drain()
-                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
-                return False
+                self.begin_close()
             elif kind == "config":
                 options = self._configure(event)  # a bad one is refused and the old settings stay
                 await self._submit(self._chunker.flush_spans())  # text before it speaks as configured then

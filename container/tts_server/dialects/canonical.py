@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import base64
-import uuid
 from dataclasses import asdict
 
 from starlette import status
 
 from ..errors import one_of
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
-from ..protocol.events import SESSION_EVENTS, OpenEvent, ResponseCancelEvent, ResponseCreateEvent
+from ..protocol.events import SESSION_EVENTS, OpenEvent, ResponseCancelEvent, ResponseCreateEvent, echoed_id
 from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, ResponseQueued
 from ..session.options import SessionOptions
 from .base import Dialect, SessionContext
@@ -59,7 +58,7 @@ class CanonicalDialect(Dialect):
         options = self._options
         await self._outbox.send({
             "type": "session.created",
-            "session_id": str(uuid.uuid4()),
+            "session_id": self.session_id,
             "language": options.language,
             "speaker_id": options.speaker_id,
             "format": options.output.format,
@@ -72,11 +71,11 @@ class CanonicalDialect(Dialect):
 
     async def handle(self, event: dict) -> bool:
         kind = event.get("type")
-        response_id = event.get("response_id") if isinstance(event.get("response_id"), str) else None
+        response_id = echoed_id(event.get("response_id"))
         try:
             if kind == "open":
                 raise ProtocolError.invalid("type: the session is already open; send 'response.create'")
-            if kind not in SESSION_EVENTS:
+            if not isinstance(kind, str) or kind not in SESSION_EVENTS:
                 raise ProtocolError(ErrorCode.UNKNOWN_EVENT_TYPE, f"type: {one_of(['open', *SESSION_EVENTS])}")
             parsed = SESSION_EVENTS[kind].model_validate(event)
             if isinstance(parsed, ResponseCreateEvent):
@@ -86,13 +85,14 @@ class CanonicalDialect(Dialect):
             elif kind == "ping":
                 await self._outbox.send({"type": "pong"})
             elif kind == "close":
-                await self._engine.drain()
-                await self._outbox.send({"type": "session.closed"})
-                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
-                return False
+                self.begin_close()
         except CLIENT_MISTAKES as error:
             await self.report(as_protocol_error(error, response_id))
         return True
+
+    async def finish_close(self) -> None:
+        await self._outbox.send({"type": "session.closed"})
+        await super().finish_close()
 
     def _request(self, event: ResponseCreateEvent):
         return self._options.request(

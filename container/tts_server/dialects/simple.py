@@ -13,15 +13,12 @@ finishes what is pending and closes with 1000. Each message is one response of t
 from __future__ import annotations
 
 import time
-import uuid
-from typing import Annotated
 
-from pydantic import Field
-from starlette import status
 
 from ..protocol import blog
 from ..protocol.compat import MODEL_ID, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
+from ..protocol.events import ResponseId, echoed_id
 from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, Status
 from .base import Dialect, SessionContext
 
@@ -30,7 +27,7 @@ AUDIO_FORMAT = "pcm_16"
 
 class SimpleMessage(VoiceFields):
     text: Text
-    request_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    request_id: ResponseId | None = None
 
 
 class SimpleDialect(Dialect):
@@ -49,14 +46,12 @@ class SimpleDialect(Dialect):
         return await self.handle(first)
 
     async def handle(self, event: dict) -> bool:
-        request_id = event.get("request_id") if isinstance(event.get("request_id"), str) else None
+        request_id = echoed_id(event.get("request_id"))
         try:
             if "type" not in event:
                 await self._synthesize(event)
             elif event["type"] == "close":
-                await self._engine.drain()
-                await self._outbox.close(status.WS_1000_NORMAL_CLOSURE)
-                return False
+                self.begin_close()
             elif event["type"] == "ping":
                 await self._outbox.send({"type": "pong"})
             else:

@@ -19,7 +19,11 @@ class ErrorCode(StrEnum):
     SERVICE_OVERLOADED = "service_overloaded"
     MODEL_LOADING = "model_loading"
     INTERNAL = "internal_error"
-    REQUEST_TOO_LARGE = "request_too_large"  # HTTP only: a body over MAX_REQUEST_BYTES
+    REQUEST_TOO_LARGE = "request_too_large"  # a body or frame over its size limit
+    # The server ends a session (SPEC §10): each is announced, then the socket closes.
+    IDLE_TIMEOUT = "session_idle_timeout"
+    SESSION_EXPIRED = "session_lifetime_exceeded"
+    SHUTTING_DOWN = "server_shutting_down"
 
 
 # The HTTP status each code stands for: POST /invocations answers with it, and Bulbul's
@@ -35,6 +39,9 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.MODEL_LOADING: 503,
     ErrorCode.INTERNAL: 500,
     ErrorCode.REQUEST_TOO_LARGE: 413,
+    ErrorCode.IDLE_TIMEOUT: 408,
+    ErrorCode.SESSION_EXPIRED: 408,
+    ErrorCode.SHUTTING_DOWN: 503,
 }
 
 

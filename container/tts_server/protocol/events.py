@@ -11,6 +11,13 @@ from ..audio.formats import AUDIO_FORMATS
 AudioFormatName = Literal[AUDIO_FORMATS]  # type: ignore[valid-type]
 Speed = Annotated[float, Field(ge=0.5, le=2.0)]
 MAX_TEXT_CHARS = 3500
+MAX_ID_CHARS = 128  # response ids are echoed in every event of their response
+ResponseId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+
+
+def echoed_id(value) -> str | None:
+    """A client's id to tag an error with: only one that is a valid id (never a megabyte echoed back)."""
+    return value if isinstance(value, str) and 0 < len(value) <= MAX_ID_CHARS else None
 
 
 class ClientEvent(BaseModel):
@@ -31,7 +38,7 @@ class OpenEvent(ClientEvent):
 class ResponseCreateEvent(ClientEvent):
     type: Literal["response.create"]
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT_CHARS)]
-    response_id: Annotated[str, Field(min_length=1, max_length=128)] | None = None
+    response_id: ResponseId | None = None
     with_timestamps: bool = False
     max_length: Annotated[int, Field(gt=0)] | None = None
     speaker_id: str | None = None
@@ -40,7 +47,7 @@ class ResponseCreateEvent(ClientEvent):
 
 class ResponseCancelEvent(ClientEvent):
     type: Literal["response.cancel"]
-    response_id: str | None = None
+    response_id: ResponseId | None = None
 
 
 class CloseEvent(ClientEvent):

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Literal
 
 from pydantic import Field
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
@@ -78,6 +79,8 @@ async def _invoke(request: Request, raw: dict, rid: str) -> Response:
                                         "(MAX_REQUEST_AGE_S)"}, status_code=408)
     if not state.runtime.ready:
         raise state.admission.model_loading()
+    if state.lifecycle.stopping.is_set():  # SIGTERM: new work gets the overload answer
+        raise state.admission.overloaded()
     try:
         fields = BlogRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
         options = fields.session_options(state.runtime.synthesizer, raw, fields.format, blog_default=True)
@@ -87,17 +90,20 @@ async def _invoke(request: Request, raw: dict, rid: str) -> Response:
     slot = state.admission.syntheses.try_take()
     if slot is None:
         raise state.admission.overloaded()
-    synthesis = Synthesis(state.runtime, speech, slot)
-    await synthesis.start()
+    synthesis = Synthesis(state.runtime, speech, slot, state.settings.stream_buffer_bytes)
+    await synthesis.start()  # on failure it has released the slot
     headers = {"X-Request-Id": speech.response_id, "X-Model": state.settings.model_id}
+    release = BackgroundTask(synthesis.close)  # the stream's end or the client leaving frees it at once
     media_type = speech.output.media_type
     if fields.transport == "sse":
         start = {"request_id": speech.response_id, "format": fields.format, "voice": options.speaker_id,
                  "sample_rate": speech.output.sample_rate}
         return StreamingResponse(_sse(synthesis, start), media_type="text/event-stream",
-                                 headers=headers | {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+                                 headers=headers | {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+                                 background=release)
     if fields.stream:
-        return StreamingResponse(audio_bytes(await started(synthesis)), media_type=media_type, headers=headers)
+        return StreamingResponse(audio_bytes(await started(synthesis)), media_type=media_type, headers=headers,
+                                 background=release)
     audio, _, done = await collect(synthesis)
     elapsed = time.perf_counter() - received
     seconds = done.audio_ms / 1000

@@ -21,12 +21,13 @@ from dataclasses import asdict
 from typing import Annotated
 
 from pydantic import Field
+from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from ..protocol.compat import MODEL_ID, Codec, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
-from ..protocol.frames import parse_json_object
+from ..protocol.frames import FrameLimits, parse_json_object
 from ..protocol.voice_defaults import BULBUL_SPEAKERS
 from ..session.events import AudioChunk, ResponseDone
 from . import blog_http
@@ -68,11 +69,13 @@ async def bulbul_stream(request: Request) -> Response:
 async def _invoke(request: Request, stream_default: bool | None) -> Response:
     state = request.app.state
     rid = request_id(request)
-    raw = await read_json_body(request, state.settings.max_request_bytes)
+    raw = await read_json_body(request, state.settings.max_request_bytes, state.settings.max_json_depth)
     if stream_default is None and blog_http.is_blog_body(raw):
         return await blog_http.invoke(request, raw, rid)
     if not state.runtime.ready:
         raise state.admission.model_loading()
+    if state.lifecycle.stopping.is_set():  # SIGTERM: new work gets the overload answer
+        raise state.admission.overloaded()
     try:
         fields = InvocationRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
         options = fields.session_options(state.runtime.synthesizer, raw, fields.format, speakers=speaker_map(state.settings))
@@ -84,22 +87,26 @@ async def _invoke(request: Request, stream_default: bool | None) -> Response:
     slot = state.admission.syntheses.try_take()
     if slot is None:
         raise state.admission.overloaded()
-    synthesis = Synthesis(state.runtime, speech, slot)
-    await synthesis.start()
+    synthesis = Synthesis(state.runtime, speech, slot, state.settings.stream_buffer_bytes)
+    await synthesis.start()  # on failure it has released the slot
     headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id}  # what actually speaks, whatever `model` said
     if not stream:
         return await _whole(synthesis, state.runtime.codec, headers)
+    # The stream's end, or the client leaving mid-stream, frees the synthesis at once.
+    release = BackgroundTask(synthesis.close)
     if SSE in request.headers.get("accept", ""):
         events = _sse_events(await started(synthesis))
-        return StreamingResponse(events, media_type=SSE, headers=headers | {"Cache-Control": "no-cache"})
-    return StreamingResponse(audio_bytes(await started(synthesis)), media_type=speech.output.media_type, headers=headers)
+        return StreamingResponse(events, media_type=SSE, headers=headers | {"Cache-Control": "no-cache"},
+                                 background=release)
+    return StreamingResponse(audio_bytes(await started(synthesis)), media_type=speech.output.media_type,
+                             headers=headers, background=release)
 
 
 def speaker_map(settings) -> dict[str, str]:
     return BULBUL_SPEAKERS if settings.bulbul_speakers is None else settings.bulbul_speakers
 
 
-async def read_json_body(request: Request, limit: int) -> dict:
+async def read_json_body(request: Request, limit: int, max_depth: int = FrameLimits.max_depth) -> dict:
     """The body as a JSON object, or a ProtocolError: too large over `limit` bytes, invalid if not JSON."""
     body, size = bytearray(), 0
     async for chunk in request.stream():
@@ -114,7 +121,7 @@ async def read_json_body(request: Request, limit: int) -> dict:
     media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
     if media_type != JSON and not media_type.endswith("+json"):
         raise ProtocolError.invalid(f"content-type: Input should be '{JSON}', got {media_type!r}")
-    return parse_json_object(bytes(body), "body")
+    return parse_json_object(bytes(body), "body", max_depth)
 
 
 async def _whole(synthesis: Synthesis, codec_pool, headers: dict[str, str]) -> Response:

@@ -3,7 +3,7 @@ and the ways an HTTP reply reads them (whole, or as they happen)."""
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 
 from ..admission import Slot
@@ -13,40 +13,51 @@ from ..runtime import EngineRuntime
 from ..session.engine import SessionEngine
 from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
 from ..session.request import ResponseRequest
+from .audio_buffer import AudioBuffer
 
 
 class Synthesis:
     """The response's audio chunks, then its ResponseDone, as they happen.
 
+    At most `buffer_bytes` of audio wait for the reader (backpressure: synthesis pauses).
     The admission slot is released as the response ends, or when the reader gives up (the
     client went away): the engine is aborted then, so nothing is synthesized for nobody.
     """
 
-    def __init__(self, runtime: EngineRuntime, request: ResponseRequest, slot: Slot):
+    def __init__(self, runtime: EngineRuntime, request: ResponseRequest, slot: Slot, buffer_bytes: int = 1 << 20):
         self.request = request
         self._slot = slot
-        self._events: asyncio.Queue[AudioChunk | ResponseDone] = asyncio.Queue()
-        self._engine = SessionEngine(runtime, self._emit, max_pending=0)
+        self.buffer = AudioBuffer(buffer_bytes)
+        self._engine = SessionEngine(runtime, self._emit, max_pending=0, session_id=f"http:{request.response_id}")
 
     async def start(self) -> None:
-        await self._engine.submit(self.request)
+        try:
+            await self._engine.submit(self.request)
+        except BaseException:
+            await self.close()
+            raise
 
     async def _emit(self, event: EngineEvent) -> None:
         if isinstance(event, ResponseDone):
             self._slot.release()
         if isinstance(event, AudioChunk | ResponseDone):
-            self._events.put_nowait(event)
+            await self.buffer.put(event)
 
     async def events(self) -> AsyncIterator[AudioChunk | ResponseDone]:
         try:
             while True:
-                event = await self._events.get()
+                event = await self.buffer.get()
                 yield event
                 if isinstance(event, ResponseDone):
                     return
         finally:
-            self._slot.release()
-            await self._engine.abort()
+            await self.close()
+
+    async def close(self) -> None:
+        """Free everything at once (idempotent); then wait for the engine's tasks to end."""
+        self._slot.release()
+        self.buffer.close()
+        await self._engine.abort()
 
 
 class ResponseFailed(Exception):
@@ -81,12 +92,13 @@ async def audio_bytes(events: AsyncIterator[AudioChunk | ResponseDone]) -> Async
 async def collect(synthesis: Synthesis) -> tuple[bytes, list, ResponseDone]:
     """The whole response: its audio (a whole file: WAV sizes filled in), alignments and done."""
     audio, alignments, done = bytearray(), [], None
-    async for event in synthesis.events():
-        if isinstance(event, AudioChunk):
-            audio += event.audio
-            alignments += event.alignments or []
-        else:
-            done = event
+    async with contextlib.aclosing(synthesis.events()) as events:
+        async for event in events:
+            if isinstance(event, AudioChunk):
+                audio += event.audio
+                alignments += event.alignments or []
+            else:
+                done = event
     raise_if_failed(done)
     if synthesis.request.output.format == "wav":
         return WavEncoder.with_sizes(bytes(audio)), alignments, done  # whole now: no streaming support needed

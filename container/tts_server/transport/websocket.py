@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from starlette import status
@@ -11,9 +12,11 @@ from starlette.websockets import WebSocket
 from ..admission import Admission, Slot
 from ..dialects import choose_dialect
 from ..dialects.base import SessionContext
+from ..dialects.canonical import error_event as canonical_error_event
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..protocol.frames import decode_frame
+from ..protocol.frames import FrameLimits, decode_frame
 from .outbox import Outbox
+from .session_loop import GOODBYE_TIMEOUT_S, SessionLoop
 
 log = logging.getLogger(__name__)
 # A refused session is told in its own dialect, so the refusal waits this long for the
@@ -22,13 +25,16 @@ REFUSAL_WAIT_S = 1.0
 
 
 async def bidirectional_stream(websocket: WebSocket) -> None:
-    runtime = websocket.app.state.runtime
-    admission: Admission = websocket.app.state.admission
+    state = websocket.app.state
+    runtime = state.runtime
+    admission: Admission = state.admission
     await websocket.accept()
     outbox = Outbox(websocket)
     slot: Slot | None = None
     if not runtime.ready:
         refusal = admission.model_loading()
+    elif state.lifecycle.stopping.is_set():
+        refusal = admission.overloaded()
     else:
         slot = admission.sessions.try_take()
         refusal = None if slot else admission.overloaded()
@@ -36,7 +42,7 @@ async def bidirectional_stream(websocket: WebSocket) -> None:
         if refusal:
             await _refuse(websocket, outbox, refusal)
             return
-        context = SessionContext(outbox, runtime, websocket.app.state.settings, admission, websocket.query_params)
+        context = SessionContext(outbox, runtime, state.settings, admission, websocket.query_params)
         await _serve(websocket, context)
     finally:
         if slot:
@@ -55,7 +61,18 @@ async def _refuse(websocket: WebSocket, outbox: Outbox, refusal: ProtocolError) 
 
 
 async def _serve(websocket: WebSocket, context: SessionContext) -> None:
-    first = await _next_event(websocket)
+    settings = context.settings
+    limits = settings.frame_limits
+    try:  # a client that never says what it wants holds its slot no longer than an idle one
+        first = await asyncio.wait_for(_next_event(websocket, limits), settings.idle_timeout_s)
+    except TimeoutError:
+        idle = ProtocolError(ErrorCode.IDLE_TIMEOUT, f"no first message within {settings.idle_timeout_s:g} s "
+                             "(SESSION_IDLE_TIMEOUT_S); open a new session when needed")
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(GOODBYE_TIMEOUT_S):
+                await context.outbox.send(canonical_error_event(idle))
+                await context.outbox.close(status.WS_1000_NORMAL_CLOSURE, str(idle.code))
+        return
     if first is None:
         return
     if isinstance(first, ProtocolError):
@@ -64,28 +81,22 @@ async def _serve(websocket: WebSocket, context: SessionContext) -> None:
     try:
         if not await dialect.start(first):
             return
-        while True:
-            event = await _next_event(websocket)
-            if event is None:
-                await dialect.abort()
-                return
-            if isinstance(event, ProtocolError):
-                await dialect.report(event)
-            elif not await dialect.handle(event):
-                return
+        loop = SessionLoop(dialect, lambda: _next_event(websocket, limits), websocket.app.state.lifecycle,
+                           settings.idle_timeout_s, settings.max_session_s, context.admission.retry_after_s)
+        await loop.run()
     except Exception:  # a server bug: logged here, never shown to the client
-        log.exception("session failed")
+        log.exception("session %s failed", dialect.session_id)
         await dialect.abort()
         await context.outbox.send(dialect.error_event(ProtocolError(ErrorCode.INTERNAL, "internal error; the session ends")))
         await context.outbox.close(status.WS_1011_INTERNAL_ERROR)
 
 
-async def _next_event(websocket: WebSocket) -> dict | ProtocolError | None:
+async def _next_event(websocket: WebSocket, limits: FrameLimits = FrameLimits()) -> dict | ProtocolError | None:
     """The next JSON object, a ProtocolError for a bad frame, or None once disconnected."""
     message = await websocket.receive()
     if message["type"] == "websocket.disconnect":
         return None
     try:
-        return decode_frame(message)
+        return decode_frame(message, limits)
     except ProtocolError as error:
         return error
