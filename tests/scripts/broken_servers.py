@@ -25,6 +25,8 @@ from starlette.websockets import WebSocket
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
+from waiting import until
+
 Frame = str | bytes
 FORWARDED_HEADERS = ("content-type", "retry-after")
 
@@ -350,9 +352,8 @@ async def broken_server(upstream_http: str, breakage: type[Breakage]):
     server = uvicorn.Server(config)
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        while not server.started:
-            assert not task.done(), "the broken server did not start"
-            await asyncio.sleep(0.01)
+        await until(lambda: server.started or task.done(), "the broken server to start")
+        assert not task.done(), "the broken server did not start"
         yield f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
     finally:
         server.should_exit = True
