@@ -89,6 +89,36 @@ class ClosesAfterFirstResponse(Breakage):
         return edit(frame, hang_up)
 
 
+class OpenNotRequired(Breakage):
+    name, fails, rule = "open_not_required", ("open.required_first",), "a session without open gets default settings"
+
+    def __init__(self):
+        self.first, self.injected = True, False
+
+    def to_server(self, frame):
+        def open_for_it(event):
+            first, self.first = self.first, False
+            self.injected = first and event.get("type") != "open"
+            return [{"type": "open"}, event] if self.injected else event
+        return edit(frame, open_for_it)
+
+    def to_client(self, frame):  # the client never asked for a session.created
+        return edit(frame, lambda e: None if e.get("type") == "session.created" and self.injected else e)
+
+
+class DuplicateIdsAccepted(Breakage):
+    name, fails, rule = "duplicate_ids_accepted", ("errors.duplicate_response_id",), \
+        "a response_id that is still outstanding is queued again"
+
+    def to_client(self, frame):
+        def accept(event):
+            error = event.get("error") or {}
+            if event.get("type") == "error" and error.get("code") == "duplicate_response_id":
+                return {"type": "response.queued", "response_id": error["response_id"]}
+            return event
+        return edit(frame, accept)
+
+
 class WrongFormatBytes(Breakage):
     name, fails, rule = "wrong_format_bytes", ("format.flac@16000",), "announces flac, sends WAV bytes"
 
@@ -271,7 +301,7 @@ class OverloadAnsweredLate(Breakage):
 
 
 FAMILY: list[type[Breakage]] = [
-    ClosesAfterFirstResponse, WrongFormatBytes, SampleRateIgnored, QueuedCancelIgnored, NoQueueBound, DuplicateDone, MissingDone,
+    ClosesAfterFirstResponse, OpenNotRequired, DuplicateIdsAccepted, WrongFormatBytes, SampleRateIgnored, QueuedCancelIgnored, NoQueueBound, DuplicateDone, MissingDone,
     TimestampsOutOfOrder, TimestampsPastAudio, MaxLengthIgnored, BinaryFramesRefused, NoInvocationsRoute,
     ErrorsWithoutEnvelope, OverloadAnsweredLate,
 ]

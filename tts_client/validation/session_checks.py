@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import uuid
 
-from ..events import AudioChunk, ErrorEvent, ResponseCreated, ResponseDone, ResponseQueued, SessionClosed, TransportClosed
+from ..events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued, SessionClosed, TransportClosed
 from .runner import Check, Context, expect
-from .sessions import check_chunks_framed, collect_until, error_for, opened, positions
+from .sessions import check_chunks_framed, collect_until, error_for, opened, positions, taken
 from .texts import LONG, SHORT, TWO_SENTENCES
 
 
@@ -27,7 +27,7 @@ async def open_required_first(context: Context) -> str:
     session = await context.target.session(binary=True)
     try:
         ended = session.watch(lambda e: isinstance(e, TransportClosed))
-        error = await error_for(session, {"type": "response.create", "text": SHORT}, context.timeout)
+        error = await error_for(session, {"type": "response.create", "text": SHORT}, context.timeout, accepted=taken())
         closed = await asyncio.wait_for(ended, context.timeout)
     finally:
         await session.abort()
@@ -101,15 +101,12 @@ async def queue_bound(context: Context) -> str:
         active = await session.create(LONG)
         waiting = [await session.create(SHORT) for _ in range(context.max_pending)]
         extra_id = f"over-the-bound-{uuid.uuid4().hex[:8]}"
-        # Either the error, or the proof there is no bound: the extra response was taken.
-        taken = (ResponseQueued, ResponseCreated)
-        answer = session.watch(lambda e: isinstance(e, ErrorEvent | TransportClosed)
-                               or (isinstance(e, taken) and e.response_id == extra_id))
-        await session.send({"type": "response.create", "text": SHORT, "response_id": extra_id})
-        error = await asyncio.wait_for(answer, context.timeout)
-        expect(not isinstance(error, taken), f"response {context.max_pending + 1} in the queue was accepted "
-               f"({type(error).__name__}): the queue has no bound of {context.max_pending} (WS_MAX_PENDING_RESPONSES)")
-        expect(isinstance(error, ErrorEvent), f"the session ended instead of refusing the extra response: {error}")
+        try:
+            error = await error_for(session, {"type": "response.create", "text": SHORT, "response_id": extra_id},
+                                    context.timeout, accepted=taken(extra_id))
+        except AssertionError as refused_not:
+            raise AssertionError(f"response {context.max_pending + 1} in the queue: {refused_not} "
+                                 f"(is WS_MAX_PENDING_RESPONSES {context.max_pending}?)") from None
         for response in reversed(waiting):
             await session.cancel(response.response_id)
         await session.cancel(active.response_id)
