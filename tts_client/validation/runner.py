@@ -18,10 +18,6 @@ class CheckFailed(AssertionError):
     pass
 
 
-class Skipped(Exception):
-    pass
-
-
 def expect(condition: bool, message: str) -> None:
     if not condition:
         raise CheckFailed(message)
@@ -67,8 +63,6 @@ async def run_check(check: Check, context: Context) -> CheckResult:
     try:
         detail = await asyncio.wait_for(check.run(context), context.timeout)
         status = PASS
-    except Skipped as skipped:
-        status, detail = SKIP, str(skipped)
     except TimeoutError:
         status, detail = FAIL, f"no outcome within {context.timeout:.0f} s"
     except (CheckFailed, AssertionError) as failure:
