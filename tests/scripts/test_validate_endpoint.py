@@ -115,12 +115,13 @@ async def test_the_relay_without_a_breakage_passes_what_the_family_fails(speech_
 
 async def test_a_server_that_closes_after_one_response_fails_with_the_checks_named(speech_server, tmp_path):
     async with broken_server(speech_server.http_url, ClosesAfterFirstResponse) as broken_url:
-        code, output, report = await validate("--url", broken_url, "--checks", "open.*,session.*,cancel.*,close.*,format.mulaw",
+        # Only checks that expect the hang-ups: right after them the real server may still be
+        # winding down the abandoned work and shed a new session (its admission's call).
+        code, output, report = await validate("--url", broken_url, "--checks", "open.*,session.*,cancel.*,close.*",
                                               reports=tmp_path)
     assert code == 1, output
-    assert failed(report) == set(ClosesAfterFirstResponse.fails)
+    assert failed(report) == set(ClosesAfterFirstResponse.fails), output
     assert statuses(report)["open.binary_frame"] == "pass"  # one response per session still works
-    assert statuses(report)["format.mulaw"] == "pass"
     assert "FAILED: " in output and "session.several_messages" in output.split("FAILED: ")[1]
     junit_failures = [case.get("name") for case in ET.parse(tmp_path / "v.xml").iter("testcase") if case.find("failure") is not None]
     assert set(junit_failures) == failed(report)
