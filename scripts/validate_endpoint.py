@@ -6,8 +6,10 @@
   validate_endpoint.py --endpoint NAME --region R --endpoint-url https://127.0.0.1:8443 --ca-file CA
                                                                  (the local SageMaker gateway)
 
-Prints a pass/fail table; --junit and --json write reports. Exit codes:
-  0  every check passed (skips allowed)    1  at least one check failed
+Prints a pass/fail table; --junit and --json write reports. Every check runs unless --skip
+names it (then the report says it was skipped and why); a missing route is a failure.
+Progress goes to stderr when it is a terminal (--no-progress turns it off). Exit codes:
+  0  every check that ran passed           1  at least one check failed
   2  usage error, or the target could not be reached at all
 """
 
@@ -21,13 +23,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from tts_client.validation import audio_checks, error_checks, http_checks, input_end_checks, session_checks  # noqa: E402
+from tts_client.validation import (  # noqa: E402
+    audio_checks, error_checks, http_checks, input_end_checks, overload_checks, session_checks)
 from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
-from tts_client.validation.runner import FAIL, CheckResult, Context, run_checks, select  # noqa: E402
+from tts_client.validation.runner import (  # noqa: E402
+    FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
 from tts_client.validation.target import Target, sagemaker_target, websocket_target  # noqa: E402
 
+# overload.shed last: its burst must not share the server with another check's work.
 ALL_CHECKS = [*session_checks.CHECKS, *input_end_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS,
-              *http_checks.CHECKS]
+              *http_checks.CHECKS, *overload_checks.CHECKS]
 EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
 
 
@@ -41,9 +46,14 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--ca-file", help="CA bundle to trust for --endpoint-url (default: $AWS_CA_BUNDLE)")
     parser.add_argument("--http-url", help="with --url: base URL for POST /invocations (default: from --url)")
     parser.add_argument("--checks", help="comma-separated glob patterns of checks to run (default: all)")
+    parser.add_argument("--skip", help="comma-separated glob patterns of checks to skip, e.g. 'http.*,overload.*' "
+                                       "for a target without POST /invocations; reported as skipped")
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
     parser.add_argument("--max-pending", type=int, default=15, help="the server's WS_MAX_PENDING_RESPONSES")
     parser.add_argument("--timeout", type=float, default=90, help="seconds one check may take")
+    parser.add_argument("--overload-burst", type=int, default=16, help="requests overload.shed sends at once")
+    parser.add_argument("--shed-within", type=float, default=2.0, help="seconds a 503 may take under overload")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     parser.add_argument("--json", type=Path, help="write a JSON report here")
     args = parser.parse_args(argv)
@@ -68,8 +78,34 @@ async def reachable(target: Target, timeout: float) -> str | None:
     return None
 
 
+def progress(args: argparse.Namespace, total: int):
+    """(on_start, on_result) callbacks: a tqdm bar on stderr when it is a terminal, plain lines anyway."""
+    bar = None
+    if not args.no_progress and sys.stderr.isatty():
+        from tqdm import tqdm
+
+        bar = tqdm(total=total, file=sys.stderr, unit="check", leave=False, dynamic_ncols=True)
+
+    def on_start(check: Check) -> None:
+        if bar is not None:
+            bar.set_description(check.name)
+
+    def on_result(result: CheckResult) -> None:
+        line = f"  {result.status:<4}  {result.name}"
+        if bar is None:
+            print(line, flush=True)
+            return
+        bar.write(line, file=sys.stdout)
+        bar.update()
+        if bar.n == total:
+            bar.close()
+
+    return on_start, on_result
+
+
 async def validate(args: argparse.Namespace) -> int:
     checks = select(ALL_CHECKS, args.checks.split(",") if args.checks else None)
+    skip = skip_reasons(checks, args.skip.split(",") if args.skip else None)
     target = build_target(args)
     print(f"Validating {target.description}: {len(checks)} checks", flush=True)
     started = time.monotonic()
@@ -78,8 +114,10 @@ async def validate(args: argparse.Namespace) -> int:
         results = [CheckResult("connect", FAIL, time.monotonic() - started, f"cannot reach the target: {problem}")]
         exit_code = EXIT_UNREACHABLE
     else:
-        context = Context(target, max_pending=args.max_pending, timeout=args.timeout)
-        results = await run_checks(checks, context, on_result=lambda r: print(f"  {r.status:<4}  {r.name}", flush=True))
+        context = Context(target, max_pending=args.max_pending, timeout=args.timeout,
+                          overload_burst=args.overload_burst, shed_within=args.shed_within)
+        on_start, on_result = progress(args, len(checks))
+        results = await run_checks(checks, context, on_result=on_result, skip=skip, on_start=on_start)
         exit_code = EXIT_FAILED if any(r.status == FAIL for r in results) else EXIT_PASSED
     seconds = time.monotonic() - started
     print(table(results, seconds))

@@ -11,10 +11,12 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+
+from waiting import until_sync
 
 
 REPO = Path(__file__).resolve().parent.parent
@@ -26,6 +28,10 @@ class RunningServer:
     port: int
     process: subprocess.Popen
     log: object  # the server's stdout and stderr
+    load_gate: Path | None = None  # with gated=True: the model loads only once this file exists
+
+    def open_load_gate(self) -> None:
+        self.load_gate.touch()
 
     def log_tail(self, size: int = 4000) -> str:
         self.log.seek(0, 2)
@@ -47,33 +53,44 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 300) -> RunningServer:
+def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 300,
+                 gated: bool = False) -> RunningServer:
+    """`gated`: the model does not start loading before `open_load_gate()` (TTS_LOAD_GATE)."""
     port = free_port()
+    gate = Path(tempfile.mkdtemp(prefix="load-gate-")) / "open" if gated else None
     # The engine is the test's choice: a MODEL_DIR or ENGINE in the developer's shell is not inherited.
     inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE")}
     environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port)} | (env or {})
+    environment |= {"TTS_LOAD_GATE": str(gate)} if gate else {}
     # The log goes to a file: an unread pipe would fill up and stall the server mid-run.
     log = tempfile.TemporaryFile()
     process = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=log, stderr=subprocess.STDOUT)
-    server = RunningServer(port, process, log)
+    server = RunningServer(port, process, log, gate)
     if wait:
         wait_until_ready(server, timeout)
     return server
 
 
+def ping_status(server: RunningServer) -> int | None:
+    """/ping's status, or None while nothing listens yet."""
+    if server.process.poll() is not None:
+        raise RuntimeError(f"server exited: {server.log_tail()}")
+    try:
+        with urllib.request.urlopen(server.http_url + "/ping", timeout=10) as reply:
+            return reply.status
+    except urllib.error.HTTPError as error:
+        return error.code
+    except OSError:
+        return None
+
+
+def wait_until_listening(server: RunningServer, timeout: float = 300) -> int:
+    """/ping's first answer (503 while loading, 200 once ready)."""
+    return until_sync(lambda: ping_status(server), "the server to listen", timeout, poll=0.1)
+
+
 def wait_until_ready(server: RunningServer, timeout: float = 300) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.process.poll() is not None:
-            raise RuntimeError(f"server exited: {server.log_tail()}")
-        try:
-            with urllib.request.urlopen(server.http_url + "/ping", timeout=2) as reply:
-                if reply.status == 200:
-                    return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise TimeoutError("server did not become ready")
+    until_sync(lambda: ping_status(server) == 200, "the model to load (/ping 200)", timeout, poll=0.1)
 
 
 def stop_server(server: RunningServer) -> None:

@@ -31,7 +31,20 @@ def duration_ms(format: str, sample_rate: int, data: bytes) -> float:
     raise UndecodableAudio(f"unknown format {format!r}")
 
 
+def decoded_sample_rate(format: str, data: bytes) -> int | None:
+    """The rate a container format's bytes decode at; None for raw formats (no header) and for
+    Opus, which always decodes at 48 kHz whatever rate it was encoded from."""
+    if format not in CONTAINERS or format == "opus":
+        return None
+    return _decode(CONTAINERS[format], data)[1]
+
+
 def _decoded_ms(container: str, data: bytes) -> float:
+    samples, rate = _decode(container, data)
+    return samples / rate * 1000
+
+
+def _decode(container: str, data: bytes) -> tuple[int, int]:
     import av
 
     samples, rate = 0, 0
@@ -44,4 +57,4 @@ def _decoded_ms(container: str, data: bytes) -> float:
         raise UndecodableAudio(f"{container}: {error}") from None
     if not rate:
         raise UndecodableAudio(f"{container}: no audio frames")
-    return samples / rate * 1000
+    return samples, rate

@@ -1,17 +1,18 @@
-"""Overload on the real server, with a small capacity (2 syntheses, 2 sessions): shed at once
-with a well-formed 503 / service_overloaded + 1013, never queued; /ping stays fast and truthful;
-nothing hangs or is lost past capacity, and the server recovers when load drops."""
+"""Overload on the real server, with a small capacity (2 syntheses, 2 sessions): shed with a
+well-formed 503 / service_overloaded + 1013 while every slot is still held, never queued; /ping
+stays truthful; nothing hangs or is lost past capacity, and the server recovers when load drops.
+How fast a 503 comes and /ping's latency under load are figures of `make bench-overload`."""
 
 import asyncio
 import base64
 import json
 import re
-import time
 
 import httpx
 import pytest
 import websockets
-from running_server import start_server, stop_server, wait_until_ready
+from running_server import start_server, stop_server, wait_until_listening, wait_until_ready
+from waiting import until
 
 CAPACITY = {"MAX_CONCURRENT_SYNTHESES": "2", "MAX_SESSIONS": "2", "OVERLOAD_RETRY_AFTER_S": "3"}
 LONG_TEXT = "はい。" + "これは負荷試験のための長い文章です。" * 8  # a short first sentence: audio starts soon
@@ -19,14 +20,10 @@ REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
 
 
 async def while_loading(server) -> dict:
-    """What a client gets before the model is ready: HTTP, and a Bulbul session."""
-    async with httpx.AsyncClient(base_url=server.http_url, timeout=10) as http:
-        for _ in range(200):
-            try:
-                ping = await http.get("/ping")
-                break
-            except httpx.TransportError:
-                await asyncio.sleep(0.05)
+    """What a client gets before the model is ready (its load gate still shut): HTTP, and a Bulbul session."""
+    await asyncio.to_thread(wait_until_listening, server)
+    async with httpx.AsyncClient(base_url=server.http_url, timeout=30) as http:
+        ping = await http.get("/ping")
         reply = await http.post("/invocations", json={"text": "はい。"})
     async with websockets.connect(server.ws_url) as ws:
         await ws.send(json.dumps({"type": "config", "data": {}}).encode())
@@ -38,10 +35,11 @@ async def while_loading(server) -> dict:
 
 @pytest.fixture(scope="module")
 async def small():
-    server = start_server(env=CAPACITY, wait=False)
+    server = start_server(env=CAPACITY, wait=False, gated=True)
     try:
         early = await while_loading(server)
-        wait_until_ready(server)
+        server.open_load_gate()
+        await asyncio.to_thread(wait_until_ready, server)
         yield server, early
     finally:
         stop_server(server)
@@ -58,13 +56,18 @@ async def load(http) -> dict:
     return (await http.get("/ping")).json()["load"]
 
 
-async def settled(http, timeout: float = 20) -> dict:
+async def load_when(http, condition, what: str) -> dict:
+    """The load once `condition(load)` holds, polled."""
+    async def check():
+        now = await load(http)
+        return now if condition(now) else None
+
+    return await until(check, what, poll=0.05)
+
+
+async def settled(http) -> dict:
     """The load once every slot is back (a dropped client's work is aborted, not finished)."""
-    deadline = time.monotonic() + timeout
-    while (now := await load(http))["syntheses"] or now["sessions"]:
-        assert time.monotonic() < deadline, f"slots were not given back: {now}"
-        await asyncio.sleep(0.1)
-    return now
+    return await load_when(http, lambda now: not (now["syntheses"] or now["sessions"]), "every slot to be given back")
 
 
 def assert_overloaded(reply: httpx.Response) -> None:
@@ -77,7 +80,7 @@ def assert_overloaded(reply: httpx.Response) -> None:
 
 async def test_while_loading_http_is_503_model_loading_and_sessions_get_1013(small):
     _, early = small
-    assert early["ping"].status_code == 503, "the model must still be loading when the test asks"
+    assert early["ping"].status_code == 503 and early["ping"].json() == {"status": "loading"}
     reply = early["http"]
     assert reply.status_code == 503 and reply.headers["retry-after"] == "5"
     error = reply.json()["error"]
@@ -95,9 +98,9 @@ async def test_http_above_capacity_is_shed_at_once_and_slots_come_back(http):
     async with http.stream("POST", "/invocations", json=body) as first, \
             http.stream("POST", "/invocations", json=body) as second:
         assert first.status_code == second.status_code == 200
-        began = time.perf_counter()
         shed = await http.post("/invocations", json={"text": "はい。"})
-        assert time.perf_counter() - began < 0.5, "shed at once, not queued"
+        # Answered while both slots were still held by streams nobody has read: it did not
+        # wait for a slot, so it was shed, not queued.
         assert_overloaded(shed)
         blog = await http.post("/invocations", json={"text": "はい。", "voice": "jf_alpha", "request_timestamp": time.time()})
         assert blog.status_code == 503 and blog.headers["retry-after"] == "3"  # their client: 503 is QueueSaturatedError
@@ -132,7 +135,7 @@ async def test_sessions_above_capacity_get_their_dialects_error_and_1013(small, 
                 await ws.recv()
             assert ws.close_code == 1013
     await held[0].close()
-    await asyncio.sleep(0.2)
+    await load_when(http, lambda now: now["sessions"] == 1, "the closed session's slot to come back")
     async with websockets.connect(server.ws_url) as ws:  # a freed slot admits the next session
         await ws.send(json.dumps({"type": "open"}).encode())
         assert json.loads(await ws.recv())["type"] == "session.created"
@@ -154,9 +157,8 @@ async def test_a_busy_session_counts_against_http_capacity(small, http):
 
 
 async def one_request(http) -> dict:
-    began = time.perf_counter()
     reply = await http.post("/invocations", json={"text": "はい、わかりました。", "format": "pcm_16"})
-    result = {"status": reply.status_code, "seconds": time.perf_counter() - began}
+    result = {"status": reply.status_code}
     if reply.status_code == 200:
         result["audio"] = len(base64.b64decode(reply.json()["audios"][0]))
     else:
@@ -164,7 +166,9 @@ async def one_request(http) -> dict:
     return result
 
 
-async def bulbul_turn(url: str) -> str:
+async def bulbul_turn(url: str, everyone_answered: asyncio.Barrier) -> str:
+    """A Bulbul session: spoken or refused. A spoken one keeps its session slot until every
+    turn has its answer, so which are refused does not depend on how fast the others speak."""
     async with websockets.connect(url) as ws:
         await ws.send(json.dumps({"type": "config", "data": {"output_audio_codec": "linear16"}}).encode())
         await ws.send(json.dumps({"type": "text", "data": {"text": "はい、わかりました。"}}).encode())
@@ -176,54 +180,54 @@ async def bulbul_turn(url: str) -> str:
                 audio += len(message["data"]["audio"])
             elif message["type"] == "event":
                 assert audio > 0
+                await everyone_answered.wait()
                 return "spoken"
             else:
                 assert message["data"]["code"] == 503
                 with pytest.raises(websockets.ConnectionClosed):
                     await ws.recv()
                 assert ws.close_code == 1013
+                await everyone_answered.wait()
                 return "refused"
 
 
-async def pings_while(task: asyncio.Task, http) -> list[float]:
-    latencies = []
+async def pings_while(task: asyncio.Task, http) -> int:
+    pings = 0
     while not task.done():
-        began = time.perf_counter()
         assert (await http.get("/ping")).status_code == 200, "busy is healthy: /ping stays 200"
-        latencies.append(time.perf_counter() - began)
-        await asyncio.sleep(0.05)
-    return latencies
+        pings += 1
+        await asyncio.sleep(0.05)  # a monitor's polling interval, not a wait for anything
+    return pings
 
 
 async def test_past_capacity_every_request_gets_audio_or_a_503_and_the_server_recovers(small, http):
     server, _ = small
     replies: list[dict] = []  # every HTTP reply of the burst
-    window_ends = time.monotonic() + 4
 
     def admitted() -> list[dict]:
         return [r for r in replies if r["status"] == 200]
 
+    def shed() -> list[dict]:
+        return [r for r in replies if r["status"] == 503]
+
     async def client() -> None:
-        """One of 8 clients (4x capacity): requests for 4 s and until 4 were admitted in all;
+        """One of 8 clients (4x capacity): requests until 4 were admitted and 8 shed in all;
         after a 503 it pauses briefly (a quick retry)."""
-        while time.monotonic() < window_ends or len(admitted()) < 4:
+        while len(admitted()) < 4 or len(shed()) < 8:
             replies.append(await one_request(http))  # which asserts: audio, or a well-formed 503
             if replies[-1]["status"] == 503:
-                await asyncio.sleep(0.5)
+                await asyncio.sleep(0.5)  # the client's own back-off before it retries
 
     async def burst():
-        sessions = [bulbul_turn(server.ws_url) for _ in range(4)]
+        everyone_answered = asyncio.Barrier(4)
+        sessions = [bulbul_turn(server.ws_url, everyone_answered) for _ in range(4)]
         return await asyncio.gather(*sessions, *(client() for _ in range(8)))
 
-    task = asyncio.create_task(asyncio.wait_for(burst(), 90))  # nothing may hang
-    pings = await pings_while(task, http)
+    task = asyncio.create_task(asyncio.wait_for(burst(), 200))  # nothing may hang
+    assert await pings_while(task, http) > 0
     turns = task.result()[:4]
-    shed = [r for r in replies if r["status"] == 503]
-    assert len(admitted()) + len(shed) == len(replies), "every reply was audio or a 503"
-    assert len(admitted()) >= 4 and len(shed) >= 8, (len(admitted()), len(shed))
-    assert max(r["seconds"] for r in shed) < 1.0, "shed at once"
+    assert len(admitted()) + len(shed()) == len(replies), "every reply was audio or a 503"
     assert turns.count("spoken") == 2 and turns.count("refused") == 2  # MAX_SESSIONS = 2
-    assert sorted(pings)[int(0.95 * (len(pings) - 1))] < 0.5, "/ping stays fast under load"
     # Load drops: every slot is back and requests are admitted again.
     await settled(http)
     for _ in range(3):

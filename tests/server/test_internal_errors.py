@@ -19,6 +19,7 @@ import pytest
 import uvicorn
 import websockets
 from running_server import free_port
+from waiting import until_sync
 
 from tts_client.sse import SSEReader
 from tts_server.app import create_app
@@ -58,7 +59,7 @@ class FailingSynthesizer:
         return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
 
     def run(self, jobs):
-        time.sleep(0.05)
+        time.sleep(0.05)  # an engine takes a while: work is in flight for a moment
         return [job for job in jobs]
 
     def assemble(self, piece, results, engine_seconds):
@@ -77,10 +78,7 @@ def serving(app):
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 30
-    while not (server.started and app.state.runtime.ready):
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
+    until_sync(lambda: server.started and app.state.runtime.ready, "the server to start")
     try:
         yield port
     finally:

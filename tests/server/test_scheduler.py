@@ -8,6 +8,7 @@ import pytest
 
 from tts_server.engine.tokens import Job
 from tts_server.scheduler import Scheduler
+from waiting import until as until_condition
 
 
 class GatedRunner:
@@ -36,11 +37,7 @@ async def started(max_batch=1):
 
 
 async def until(condition):
-    for _ in range(1000):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise TimeoutError
+    await until_condition(condition, "the scheduler to reach the state the test needs")  # generous on a busy machine
 
 
 async def test_first_pieces_go_first_then_the_stream_that_runs_dry_soonest():

@@ -3,7 +3,7 @@ point into the text and the audio, max_length truncates (SPEC §3, §6)."""
 
 from __future__ import annotations
 
-from ..audio import duration_ms
+from ..audio import decoded_sample_rate, duration_ms
 from .runner import Check, Context, expect
 from .sessions import opened
 from .texts import LONG, SHORT, TWO_SENTENCES
@@ -13,7 +13,7 @@ TOLERANCE_MS = 120
 # (format, sample rate asked, audio_frames): binary frames for some, base64 JSON for others.
 FORMATS = [
     ("pcm_f32", None, "json"), ("pcm_16", 16000, "binary"), ("mulaw", None, "binary"), ("alaw", None, "json"),
-    ("opus", None, "binary"), ("mp3", None, "json"), ("wav", 8000, "binary"), ("flac", None, "json"),
+    ("opus", None, "binary"), ("mp3", None, "json"), ("wav", 8000, "binary"), ("flac", 16000, "json"),
     ("aac", None, "binary"),
 ]
 
@@ -39,6 +39,8 @@ def format_check(format: str, sample_rate: int | None, audio_frames: str) -> Che
         expect(response.done.status == "completed", f"status {response.done.status!r}")
         if sample_rate:
             expect(created.sample_rate == sample_rate, f"negotiated {created.sample_rate} Hz, asked {sample_rate}")
+        declared = decoded_sample_rate(format, response.audio)  # a container says its own rate
+        expect(declared in (None, created.sample_rate), f"the {format} audio is at {declared} Hz, session.created says {created.sample_rate}")
         decoded = duration_ms(format, created.sample_rate, response.audio)
         reported = response.done.audio_ms
         expect(abs(decoded - reported) <= TOLERANCE_MS, f"decodes to {decoded:.0f} ms, response.done says {reported} ms")

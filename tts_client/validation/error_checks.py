@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..events import ResponseQueued
 from .runner import Check, Context, expect
 from .sessions import error_for, opened
 from .texts import SHORT, TOO_LONG
@@ -37,7 +38,10 @@ async def bad_frames_non_fatal(context: Context) -> str:
 async def duplicate_response_id(context: Context) -> str:
     async with opened(context) as session:
         first = await session.create(SHORT, response_id="same-id")
-        error = (await error_for(session, {"type": "response.create", "text": SHORT, "response_id": "same-id"}, context.timeout)).error
+        # The first is active (response.created), never queued: a queued same-id is the duplicate taken.
+        duplicate = {"type": "response.create", "text": SHORT, "response_id": "same-id"}
+        error = (await error_for(session, duplicate, context.timeout,
+                                 accepted=lambda e: isinstance(e, ResponseQueued) and e.response_id == "same-id")).error
         await first.wait(context.timeout)
         again = await session.synthesize(SHORT, response_id="same-id", timeout=context.timeout)
     expect(error.code == "duplicate_response_id", f"error code {error.code!r}, expected 'duplicate_response_id'")

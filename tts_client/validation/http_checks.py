@@ -1,8 +1,7 @@
 """The HTTP contract (SPEC §5): POST /invocations whole, streamed, as SSE, and its errors.
 
-A route the server does not have (404/405, directly or inside SageMaker's 424) makes the
-check a skip, not a failure: the session contract is what a bidirectional endpoint must
-have, and these checks become real the moment the route answers.
+A missing route or an unexpected status is a failure like any other: a target that has no
+HTTP contract to offer is validated with `--skip 'http.*'`, which the report shows.
 """
 
 from __future__ import annotations
@@ -12,19 +11,19 @@ import base64
 import json
 import time
 
-from ..audio import duration_ms
+from ..audio import decoded_sample_rate, duration_ms
 from ..errors import ServiceError
 from ..sse import SSEReader
-from .runner import Check, Context, Skipped, expect
+from .runner import Check, Context, expect
 from .texts import SHORT, TWO_SENTENCES
 
 NOT_THERE = (404, 405)
+MISSING = "POST /invocations answered {status}: the route is missing (run with --skip 'http.*' if this target has no HTTP contract)"
 
 
 async def _call(context: Context, body: dict, accept: str | None = None, expect_error: bool = False):
     """(reply status, chunks with their arrival times) or the ServiceError when expected."""
-    if context.target.http is None:
-        raise Skipped("no HTTP endpoint for this target")
+    expect(context.target.http is not None, "no HTTP endpoint for this target (run with --skip 'http.*')")
 
     def call():
         started = time.monotonic()
@@ -35,7 +34,7 @@ async def _call(context: Context, body: dict, accept: str | None = None, expect_
         reply, chunks = await asyncio.to_thread(call)
     except ServiceError as error:
         if error.status in NOT_THERE:
-            raise Skipped(f"not reachable: {error.status}") from None
+            raise AssertionError(MISSING.format(status=error.status)) from None
         if expect_error:
             return error
         raise AssertionError(f"HTTP {error.status} {error.code}: {error.message}") from None
@@ -44,22 +43,29 @@ async def _call(context: Context, body: dict, accept: str | None = None, expect_
 
 
 async def invocations(context: Context) -> str:
-    _, chunks = await _call(context, {"text": SHORT, "format": "wav"})
+    rate = 16000
+    _, chunks = await _call(context, {"text": SHORT, "format": "wav", "sample_rate": rate})
     body = json.loads(b"".join(chunk for _, chunk in chunks))
     expect(str(body.get("request_id", "")).count("_") >= 1, f"request_id {body.get('request_id')!r} is not YYYYMMDD_<uuid>")
     audios = body.get("audios")
     expect(isinstance(audios, list) and len(audios) == 1, "audios must hold exactly one element")
-    played = duration_ms("wav", 24000, base64.b64decode(audios[0]))
+    audio = base64.b64decode(audios[0])
+    played = duration_ms("wav", rate, audio)
+    declared = decoded_sample_rate("wav", audio)
+    expect(declared == rate, f"asked for {rate} Hz, the wav is at {declared} Hz")
     expect(played > 200, f"the audio plays {played:.0f} ms")
-    return f"one base64 wav of {played:.0f} ms"
+    return f"one base64 wav of {played:.0f} ms at {declared} Hz"
 
 
 async def invocations_stream(context: Context) -> str:
-    _, chunks = await _call(context, {"text": TWO_SENTENCES, "format": "mp3", "stream": True})
+    rate = 16000
+    _, chunks = await _call(context, {"text": TWO_SENTENCES, "format": "mp3", "sample_rate": rate, "stream": True})
     audio = b"".join(chunk for _, chunk in chunks)
-    played = duration_ms("mp3", 24000, audio)
+    played = duration_ms("mp3", rate, audio)
+    declared = decoded_sample_rate("mp3", audio)
+    expect(declared == rate, f"asked for {rate} Hz, the streamed mp3 is at {declared} Hz")
     expect(played > 500, f"the streamed mp3 plays {played:.0f} ms")
-    return f"{len(chunks)} chunks, first after {chunks[0][0]:.2f} s, {played:.0f} ms of mp3"
+    return f"{len(chunks)} chunks, first after {chunks[0][0]:.2f} s, {played:.0f} ms of mp3 at {declared} Hz"
 
 
 async def invocations_sse(context: Context) -> str:

@@ -18,10 +18,6 @@ class CheckFailed(AssertionError):
     pass
 
 
-class Skipped(Exception):
-    pass
-
-
 def expect(condition: bool, message: str) -> None:
     if not condition:
         raise CheckFailed(message)
@@ -32,6 +28,8 @@ class Context:
     target: Target
     max_pending: int = 15
     timeout: float = 90
+    overload_burst: int = 16  # requests sent at once by overload.shed
+    shed_within: float = 2.0  # seconds a 503 may take to come back
     cache: dict = field(default_factory=dict)  # results shared between checks (a reference duration)
 
 
@@ -65,8 +63,6 @@ async def run_check(check: Check, context: Context) -> CheckResult:
     try:
         detail = await asyncio.wait_for(check.run(context), context.timeout)
         status = PASS
-    except Skipped as skipped:
-        status, detail = SKIP, str(skipped)
     except TimeoutError:
         status, detail = FAIL, f"no outcome within {context.timeout:.0f} s"
     except (CheckFailed, AssertionError) as failure:
@@ -79,10 +75,27 @@ async def run_check(check: Check, context: Context) -> CheckResult:
     return CheckResult(check.name, status, time.monotonic() - started, detail or "", check.description)
 
 
-async def run_checks(checks: list[Check], context: Context, on_result=None) -> list[CheckResult]:
+def skip_reasons(checks: list[Check], patterns: list[str] | None) -> dict[str, str]:
+    """Check name -> why it is skipped, for the checks that --skip patterns name."""
+    reasons = {}
+    for check in checks:
+        matched = [p for p in patterns or [] if fnmatch.fnmatchcase(check.name, p)]
+        if matched:
+            reasons[check.name] = f"skipped on request (--skip {matched[0]})"
+    return reasons
+
+
+async def run_checks(checks: list[Check], context: Context, on_result=None, skip: dict[str, str] | None = None,
+                     on_start=None) -> list[CheckResult]:
+    """Every check in order; one named in `skip` is reported as skipped with its reason, not run."""
     results = []
     for check in checks:
-        result = await run_check(check, context)
+        if on_start:
+            on_start(check)
+        if skip and check.name in skip:
+            result = CheckResult(check.name, SKIP, 0.0, skip[check.name], check.description)
+        else:
+            result = await run_check(check, context)
         results.append(result)
         if on_result:
             on_result(result)

@@ -7,7 +7,7 @@ import uuid
 
 from ..events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued, SessionClosed, TransportClosed
 from .runner import Check, Context, expect
-from .sessions import check_chunks_framed, collect_until, error_for, opened, positions
+from .sessions import check_chunks_framed, collect_until, error_for, opened, positions, taken
 from .texts import LONG, SHORT, TWO_SENTENCES
 
 
@@ -27,7 +27,7 @@ async def open_required_first(context: Context) -> str:
     session = await context.target.session(binary=True)
     try:
         ended = session.watch(lambda e: isinstance(e, TransportClosed))
-        error = await error_for(session, {"type": "response.create", "text": SHORT}, context.timeout)
+        error = await error_for(session, {"type": "response.create", "text": SHORT}, context.timeout, accepted=taken())
         closed = await asyncio.wait_for(ended, context.timeout)
     finally:
         await session.abort()
@@ -101,7 +101,12 @@ async def queue_bound(context: Context) -> str:
         active = await session.create(LONG)
         waiting = [await session.create(SHORT) for _ in range(context.max_pending)]
         extra_id = f"over-the-bound-{uuid.uuid4().hex[:8]}"
-        error = await error_for(session, {"type": "response.create", "text": SHORT, "response_id": extra_id}, context.timeout)
+        try:
+            error = await error_for(session, {"type": "response.create", "text": SHORT, "response_id": extra_id},
+                                    context.timeout, accepted=taken(extra_id))
+        except AssertionError as refused_not:
+            raise AssertionError(f"response {context.max_pending + 1} in the queue: {refused_not} "
+                                 f"(is WS_MAX_PENDING_RESPONSES {context.max_pending}?)") from None
         for response in reversed(waiting):
             await session.cancel(response.response_id)
         await session.cancel(active.response_id)

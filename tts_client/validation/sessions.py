@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
-from ..events import AudioChunk, ErrorEvent, Event, ResponseCreated, ResponseDone, TransportClosed
+from ..events import AudioChunk, ErrorEvent, Event, ResponseCreated, ResponseDone, ResponseQueued, TransportClosed
 from ..session import Session
 from .runner import Context, expect
 
@@ -34,13 +34,24 @@ async def collect_until(session: Session, done: set[str], timeout: float) -> lis
     return log
 
 
-async def error_for(session: Session, frame: dict | str | bytes, timeout: float) -> ErrorEvent:
-    """Sends frame (an event, or any raw frame) and returns the error event it earns."""
-    answer = session.watch(lambda e: isinstance(e, ErrorEvent | TransportClosed))
+async def error_for(session: Session, frame: dict | str | bytes, timeout: float,
+                    accepted: Callable[[Event], bool] | None = None) -> ErrorEvent:
+    """Sends frame (an event, or any raw frame) and returns the error event it earns.
+
+    `accepted` recognises the events that prove the frame was taken instead of refused, so
+    a server that accepts it fails at once rather than after the timeout."""
+    accepted = accepted or (lambda e: False)
+    answer = session.watch(lambda e: isinstance(e, ErrorEvent | TransportClosed) or accepted(e))
     await (session.send(frame) if isinstance(frame, dict) else session.send_raw(frame))
     event = await asyncio.wait_for(answer, timeout)
+    expect(not accepted(event), f"accepted ({type(event).__name__}) instead of refused with an error")
     expect(isinstance(event, ErrorEvent), f"the session ended instead of answering with an error: {event}")
     return event
+
+
+def taken(response_id: str | None = None) -> Callable[[Event], bool]:
+    """Events that prove a response.create was accepted (for `response_id`, when given)."""
+    return lambda e: isinstance(e, ResponseQueued | ResponseCreated) and response_id in (None, e.response_id)
 
 
 def positions(log: list[Event], kind: type, response_id: str) -> list[int]:

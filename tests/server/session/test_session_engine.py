@@ -16,6 +16,7 @@ from tts_server.runtime import EngineRuntime
 from tts_server.session.engine import SessionEngine
 from tts_server.session.events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued
 from tts_server.session.request import ResponseRequest, Voice
+from waiting import GENEROUS_S, until
 
 
 class ScriptedSynthesizer:
@@ -31,6 +32,7 @@ class ScriptedSynthesizer:
         self.gate.set()
         self.calls = []
         self.runner = self
+        self.waiting = 0  # inference calls held at the gate right now
 
     def prepare(self, text, start, end, style, speed, language):
         job = Job(tuple(range(end - start)), style, speed)
@@ -40,7 +42,9 @@ class ScriptedSynthesizer:
         return [self._infer(job) for job in jobs]
 
     def _infer(self, job):
-        self.gate.wait(5)
+        self.waiting += 1
+        self.gate.wait(GENEROUS_S)  # only a test that forgets to open it waits this long
+        self.waiting -= 1
         return len(job.ids)
 
     def assemble(self, piece, results, engine_seconds):
@@ -112,10 +116,11 @@ async def test_cancel_active_reports_cancelled_at_once_while_inference_is_stuck(
     synthesizer.gate.clear()  # inference hangs
     await engine.submit(request(rid="stuck"))
     await engine.submit(request(rid="next"))
-    await asyncio.sleep(0.05)
+    await until(lambda: synthesizer.waiting, "inference to be stuck at the gate")
     await engine.cancel(None)
-    await asyncio.sleep(0.05)
-    assert ("ResponseDone", "stuck", "cancelled") in summary(events)
+    # Reported while inference is still stuck: the done does not wait for the engine.
+    await until(lambda: ("ResponseDone", "stuck", "cancelled") in summary(events), "the cancelled response.done")
+    assert synthesizer.waiting
     synthesizer.gate.set()
     await engine.drain()
     assert summary(events)[-2:] == [("ResponseCreated", "next", None), ("ResponseDone", "next", "completed")]
@@ -183,11 +188,11 @@ def test_every_accepted_response_gets_exactly_one_done(ops):
                     accepted.append(arg)
                 elif op == "cancel":
                     await engine.cancel(arg)
-                else:
+                else:  # lets inference threads run a little: another interleaving, not a wait
                     await asyncio.sleep(0.002)
             except ProtocolError:
                 pass
-        await asyncio.wait_for(engine.drain(), 5)
+        await asyncio.wait_for(engine.drain(), GENEROUS_S)
         done_ids = [e.response_id for e in events if isinstance(e, ResponseDone)]
         assert sorted(done_ids) == sorted(accepted)
         # Per response: created or queued first, done last, no audio after done.
@@ -216,10 +221,14 @@ async def test_cancel_while_response_created_is_still_being_sent():
     engine = SessionEngine(runtime, emit, 15)
     await engine.submit(request(rid="a"))
     await engine.submit(request(rid="b"))
-    while engine.outstanding != ["b"]:
-        await asyncio.sleep(0.01)
+    await until(lambda: engine.outstanding == ["b"], "b to be announcing its response.created")
     await engine.cancel("b")
     slow_socket.set()
     await engine.drain()
     assert summary(events)[-2:] == [("ResponseCreated", "b", None), ("ResponseDone", "b", "cancelled")]
     assert not [e for e in events if isinstance(e, AudioChunk) and e.response_id == "b"]
+    # That cancel belonged to b alone: the session's next response runs to the end.
+    await engine.submit(request(rid="c"))
+    await engine.drain()
+    assert summary(events)[-2:] == [("ResponseCreated", "c", None), ("ResponseDone", "c", "completed")]
+    assert [e.sequence for e in events if isinstance(e, AudioChunk) and e.response_id == "c"] == [0, 1]

@@ -5,7 +5,7 @@ import json
 
 import pytest
 import websockets
-from running_server import start_server, stop_server
+from running_server import start_server, stop_server, wait_until_listening
 from server.wire import Peer
 
 POLICY_VIOLATION = 1008
@@ -85,23 +85,9 @@ async def test_custom_style_vector_is_accepted(speech_server):
 
 
 async def test_session_before_the_model_is_ready_gets_model_loading_and_1013():
-    server = start_server(wait=False)
+    server = start_server(wait=False, gated=True)  # the model stays unloaded until the gate opens
     try:
-        # The port opens before the model has loaded and warmed up: /ping says 503 then.
-        import urllib.error
-        import urllib.request
-
-        status = None
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(server.http_url + "/ping", timeout=1)
-                status = 200
-            except urllib.error.HTTPError as error:
-                status = error.code
-            except OSError:
-                await asyncio.sleep(0.05)
-                continue
-            break
+        status = await asyncio.to_thread(wait_until_listening, server)
         assert status == 503, "the server must answer /ping with 503 while the model loads"
         async with websockets.connect(server.ws_url) as ws:
             error = json.loads(await ws.recv())

@@ -3,9 +3,11 @@
 import asyncio
 import json
 
+import httpx
 import pytest
 import websockets
 from server.wire import Peer
+from waiting import until
 
 THREE_SENTENCES = "おはようございます。今日は晴れです。また明日。"
 
@@ -193,7 +195,12 @@ async def test_client_disconnect_mid_response_leaves_the_server_healthy(speech_s
         await ws.send(json.dumps({"type": "open"}).encode())
         await ws.recv()
         await ws.send(json.dumps({"type": "response.create", "text": "切断されます。" * 5}).encode())
-    await asyncio.sleep(0.2)
+        await ws.recv()  # response.created: the work is under way when the client vanishes
+    async with httpx.AsyncClient(base_url=speech_server.http_url, timeout=30) as http:
+        async def everything_freed():
+            load = (await http.get("/ping")).json()["load"]
+            return load["sessions"] == 0 and load["syntheses"] == 0
+        await until(everything_freed, "the vanished session's slots to come back", poll=0.05)
     peer = await Peer.connect(speech_server.ws_url)
     await peer.open()
     await peer.send({"type": "response.create", "text": "大丈夫。", "response_id": "alive"})

@@ -31,6 +31,8 @@ def s3():
     with mock_aws():
         client = boto3.client("s3", region_name="us-east-1")
         client.create_bucket(Bucket=BUCKET)
+        # As the foundation stack's bucket: versioned, so any rewrite leaves a version behind.
+        client.put_bucket_versioning(Bucket=BUCKET, VersioningConfiguration={"Status": "Enabled"})
         yield client
 
 
@@ -97,7 +99,8 @@ def test_rerun_with_the_same_revision_copies_nothing(s3, hub):
 
     assert (result["Copied"], result["Reused"]) == ("0", "4")
     assert hub.requests == []
-    assert len(s3.list_object_versions(Bucket=BUCKET).get("Versions", [])) == versions_before
+    assert versions_before == len(hub.files) + 1  # the files and SHA256SUMS, once each
+    assert len(s3.list_object_versions(Bucket=BUCKET).get("Versions", [])) == versions_before, "a rerun wrote to S3"
 
 
 def test_a_run_cut_short_resumes_with_the_missing_files(s3, hub):
