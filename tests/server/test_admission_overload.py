@@ -7,6 +7,7 @@ import asyncio
 import base64
 import json
 import re
+import time  # a request_timestamp, the blog client's staleness field
 
 import httpx
 import pytest
