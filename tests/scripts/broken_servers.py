@@ -79,7 +79,8 @@ class ClosesAfterFirstResponse(Breakage):
     """The blog's warning: a handler that treats the socket like one HTTP request/response."""
 
     name = "closes_after_first_response"
-    fails = ("session.several_messages", "session.pipelining_fifo", "cancel.active", "cancel.queued", "close.drains")
+    fails = ("session.several_messages", "session.pipelining_fifo", "cancel.active", "cancel.queued", "close.drains",
+             "close.input_ended")
     rule = "closes the session (1000) after the first response.done"
 
     def to_client(self, frame):
