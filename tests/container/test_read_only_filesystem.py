@@ -16,13 +16,17 @@ import pytest
 from dockerfile_reader import env as image_env
 from running_server import SERVE, RunningServer, free_port, stop_server, wait_until_ready
 
-# In a private mount namespace: a fresh /tmp and /home/tts (the image's writable places),
-# an empty read-only model directory, then the root filesystem remounted read-only.
+# In a private mount namespace: the checkout at /srv/checkout (it may live under /tmp, which
+# is replaced next), a fresh /tmp and /home/tts (the image's writable places), an empty
+# read-only model directory, then everything else remounted read-only.
+CHECKOUT_MOUNT = "/srv/checkout"
 NAMESPACE_SETUP = """
 set -e
+mount -t tmpfs -o size=1m tmpfs /srv && mkdir -p "$MODEL_DIR" /srv/checkout
+mount --bind "$CHECKOUT" /srv/checkout
 mount --bind "$WRITABLE/tmp" /tmp
 mount -t tmpfs -o size=64m tmpfs /home && mkdir -p "$HOME"
-mount -t tmpfs -o size=1m tmpfs /srv && mkdir -p "$MODEL_DIR" && mount -o remount,ro /srv
+mount -o remount,ro /srv && mount -o remount,bind,ro /srv/checkout
 mount -o remount,bind,ro /
 exec "$@"
 """
@@ -42,11 +46,12 @@ def read_only_server(tmp_path):
     port = free_port()
     environment = {**image_env(), "WRITABLE": str(tmp_path), "MODEL_DIR": "/srv/ml/model",
                    # Where this checkout and venv keep what the image has in /opt/program, /opt/venv.
-                   "PATH": "/usr/bin:/bin", "PYTHONPATH": f"{SERVE.parents[1]}:{SERVE.parent}",
+                   "PATH": "/usr/bin:/bin", "PYTHONPATH": f"{CHECKOUT_MOUNT}:{CHECKOUT_MOUNT}/container",
+                   "CHECKOUT": str(SERVE.parents[1]),
                    "HOST": "127.0.0.1", "PORT": str(port)}
     environment.pop("VIRTUAL_ENV", None)
     command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACE_SETUP, "sh",
-               sys.executable, str(SERVE)]
+               sys.executable, f"{CHECKOUT_MOUNT}/{SERVE.relative_to(SERVE.parents[1])}"]
     log = tempfile.TemporaryFile()
     process = subprocess.Popen(command, env=environment, stdout=log, stderr=subprocess.STDOUT)
     server = RunningServer(port, process, log)
