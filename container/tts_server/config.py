@@ -7,51 +7,44 @@ import os
 from dataclasses import dataclass, field
 
 from .engine.pauses import Pauses
+from .errors import one_of
 from .protocol.frames import FrameLimits
 
 
-def _int(name: str, default: int, minimum: int = 0) -> int:
+def _parsed(name: str, default, parse, kind: str):
+    """The variable parsed, or `default` when unset; SystemExit naming it when it does not parse."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
-        value = int(raw)
+        return parse(raw)
     except ValueError:
-        raise SystemExit(f"{name}: Input should be a valid integer, got {raw!r}") from None
-    if value < minimum:
-        raise SystemExit(f"{name}: Input should be greater than or equal to {minimum}, got {value}")
-    return value
+        raise SystemExit(f"{name}: Input should be {kind}, got {raw!r}") from None
 
 
-def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
-    raw = os.environ.get(name, "").strip().lower() or default
-    if raw not in choices:
-        listed = ", ".join(repr(c) for c in choices[:-1]) + f" or {choices[-1]!r}"
-        raise SystemExit(f"{name}: Input should be {listed}, got {raw!r}")
-    return raw
-
-
-def _float(name: str, default: float, minimum: float = 0.0) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SystemExit(f"{name}: Input should be a valid number, got {raw!r}") from None
+def _at_least(name: str, value, minimum):
     if not value >= minimum:
         raise SystemExit(f"{name}: Input should be greater than or equal to {minimum}, got {value}")
     return value
 
 
+def _int(name: str, default: int, minimum: int = 0) -> int:
+    return _at_least(name, _parsed(name, default, int, "a valid integer"), minimum)
+
+
+def _choice(name: str, default: str, choices: tuple[str, ...]) -> str:
+    raw = os.environ.get(name, "").strip().lower() or default
+    if raw not in choices:
+        raise SystemExit(f"{name}: {one_of(choices)}, got {raw!r}")
+    return raw
+
+
+def _float(name: str, default: float, minimum: float = 0.0) -> float:
+    return _at_least(name, _parsed(name, default, float, "a valid number"), minimum)
+
+
 def _seconds(name: str, default: float) -> float:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise SystemExit(f"{name}: Input should be a number of seconds, got {raw!r}") from None
+    value = _parsed(name, default, float, "a number of seconds")
     if not value > 0:
         raise SystemExit(f"{name}: Input should be greater than 0, got {value}")
     return value
