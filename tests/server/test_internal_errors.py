@@ -14,61 +14,45 @@ import time
 from types import SimpleNamespace
 
 import httpx
-import numpy as np
 import pytest
 import uvicorn
 import websockets
 from running_server import free_port
+from server.robustness.inprocess import CountingSynthesizer
 from waiting import until_sync
 
 from tts_client.sse import SSEReader
 from tts_server.app import create_app
 from tts_server.config import Settings
-from tts_server.engine.output import SegmentAudio
-from tts_server.engine.tokens import Job, Piece
-from tts_server.engine.voices import VoiceBook
 from tts_server.runtime import EngineRuntime
 
 SECRET = "secret /internal/path/engine.py"
 REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
 
 
-class FailingSynthesizer:
-    """A stand-in engine: 'BOOM' in a sentence makes its model run raise SECRET."""
+class FailingSynthesizer(CountingSynthesizer):
+    """The stand-in engine of the robustness tests (4800 samples a sentence), failing on demand:
+    'BOOM' in a sentence raises SECRET after its model run, language 'zz' while the request is
+    being handled."""
 
-    languages = ["ja"]
     backend = SimpleNamespace(name="failing-test-engine", device="cpu")
-    max_batch = 1
 
     def __init__(self):
-        self._book = VoiceBook({"jf_alpha": np.zeros((510, 256), np.float32)}, 510)
-        self.runner = self
-
-    def language(self, requested, speaker_id=None):
-        return requested or "ja"
+        super().__init__(samples=4800)
 
     def voice_book(self, language):
         if language == "zz":
             raise RuntimeError(SECRET)
-        return self._book
-
-    def tokenize(self, text, start, end, language):
-        return [], []
-
-    def prepare(self, text, start, end, style, speed, language):
-        return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
+        return super().voice_book(language)
 
     def run(self, jobs):
         time.sleep(0.05)  # an engine takes a while: work is in flight for a moment
-        return [job for job in jobs]
+        return super().run(jobs)
 
     def assemble(self, piece, results, engine_seconds):
         if "BOOM" in piece.text[piece.start : piece.end]:
             raise RuntimeError(SECRET)
-        return SegmentAudio(np.full(4800, 0.1, np.float32), [], 0.05)
-
-    def synthesize(self, text, start, end, style, speed, language):  # the runtime's warm-up
-        return SegmentAudio(np.full(4800, 0.1, np.float32), [], 0.05)
+        return super().assemble(piece, results, engine_seconds)
 
 
 @contextlib.contextmanager
