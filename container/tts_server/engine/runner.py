@@ -19,6 +19,11 @@ class ModelRunner:
         self.max_batch = max(1, max_batch or getattr(backend, "default_max_batch", 1)) if batched else 1
 
     def run(self, jobs: Sequence[Job]) -> list[Inference]:
+        """Results in order; more jobs than a batch holds run as several batches."""
         if len(jobs) == 1 or self.max_batch == 1:
             return [self.backend.infer(job.ids, job.style, job.speed) for job in jobs]
-        return self.backend.infer_batch([(job.ids, job.style, job.speed) for job in jobs])
+        results = []
+        for first in range(0, len(jobs), self.max_batch):
+            batch = jobs[first : first + self.max_batch]
+            results += self.backend.infer_batch([(job.ids, job.style, job.speed) for job in batch])
+        return results

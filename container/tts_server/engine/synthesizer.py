@@ -65,6 +65,5 @@ class Synthesizer:
         """Audio for text[start:end]; alignments index the whole text."""
         began = time.perf_counter()
         piece = self.prepare(text, start, end, style, speed, language)
-        results = self.runner.run(piece.jobs) if len(piece.jobs) <= self.runner.max_batch else [
-            result for job in piece.jobs for result in self.runner.run([job])]
+        results = self.runner.run(piece.jobs)
         return self.assemble(piece, results, time.perf_counter() - began)
