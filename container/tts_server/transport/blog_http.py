@@ -31,7 +31,7 @@ from ..protocol import blog
 from ..protocol.compat import MODEL_ID, Codec, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ProtocolError, as_protocol_error
 from ..session.events import AudioChunk, Status
-from .synthesis import Synthesis, audio_bytes, collect, started
+from .synthesis import Synthesis, admit, audio_bytes, collect, refuse_unless_accepting, started
 
 BLOG_FIELDS = frozenset({"voice", "transport", "request_timestamp"})
 # Fields the blog's container never had: a body with one is Bulbul's or ours (SPEC §5).
@@ -77,21 +77,14 @@ async def _invoke(request: Request, raw: dict, rid: str) -> Response:
         return JSONResponse({"error": blog.REQUEST_STALE, "request_id": rid,
                              "message": f"request_timestamp: older than {state.settings.max_request_age_s:g} s "
                                         "(MAX_REQUEST_AGE_S)"}, status_code=408)
-    if not state.runtime.ready:
-        raise state.admission.model_loading()
-    if state.lifecycle.stopping.is_set():  # SIGTERM: new work gets the overload answer
-        raise state.admission.overloaded()
+    refuse_unless_accepting(state)
     try:
         fields = BlogRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
         options = fields.session_options(state.runtime.synthesizer, raw, fields.format, blog_default=True)
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
     speech = options.request(fields.text, response_id=fields.request_id or rid)
-    slot = state.admission.syntheses.try_take()
-    if slot is None:
-        raise state.admission.overloaded()
-    synthesis = Synthesis(state.runtime, speech, slot, state.settings.stream_buffer_bytes)
-    await synthesis.start()  # on failure it has released the slot
+    synthesis = await admit(state, speech)
     headers = {"X-Request-Id": speech.response_id, "X-Model": state.settings.model_id}
     release = BackgroundTask(synthesis.close)  # the stream's end or the client leaving frees it at once
     media_type = speech.output.media_type

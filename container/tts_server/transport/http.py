@@ -32,7 +32,7 @@ from ..protocol.voice_defaults import BULBUL_SPEAKERS
 from ..session.events import AudioChunk, ResponseDone
 from . import blog_http
 from .http_errors import request_id
-from .synthesis import Synthesis, audio_bytes, collect, failure_message, started
+from .synthesis import Synthesis, admit, audio_bytes, collect, failure_message, refuse_unless_accepting, started
 
 JSON = "application/json"
 SSE = "text/event-stream"
@@ -72,10 +72,7 @@ async def _invoke(request: Request, stream_default: bool | None) -> Response:
     raw = await read_json_body(request, state.settings.max_request_bytes, state.settings.max_json_depth)
     if stream_default is None and blog_http.is_blog_body(raw):
         return await blog_http.invoke(request, raw, rid)
-    if not state.runtime.ready:
-        raise state.admission.model_loading()
-    if state.lifecycle.stopping.is_set():  # SIGTERM: new work gets the overload answer
-        raise state.admission.overloaded()
+    refuse_unless_accepting(state)
     try:
         fields = InvocationRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
         options = fields.session_options(state.runtime.synthesizer, raw, fields.format, speakers=speaker_map(state.settings))
@@ -84,11 +81,7 @@ async def _invoke(request: Request, stream_default: bool | None) -> Response:
     stream = fields.stream if "stream" in raw else stream_default if stream_default is not None else wants_audio(request)
     speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
                              max_length_ms=fields.max_length)
-    slot = state.admission.syntheses.try_take()
-    if slot is None:
-        raise state.admission.overloaded()
-    synthesis = Synthesis(state.runtime, speech, slot, state.settings.stream_buffer_bytes)
-    await synthesis.start()  # on failure it has released the slot
+    synthesis = await admit(state, speech)
     headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id}  # what actually speaks, whatever `model` said
     if not stream:
         return await _whole(synthesis, state.runtime.codec, headers)

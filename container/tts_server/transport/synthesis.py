@@ -60,6 +60,24 @@ class Synthesis:
         await self._engine.abort()
 
 
+def refuse_unless_accepting(state) -> None:
+    """New work waits for nothing: refused while the model loads or the server stops (SIGTERM)."""
+    if not state.runtime.ready:
+        raise state.admission.model_loading()
+    if state.lifecycle.stopping.is_set():  # new work gets the overload answer
+        raise state.admission.overloaded()
+
+
+async def admit(state, speech: ResponseRequest) -> Synthesis:
+    """A synthesis slot or the overload answer at once; then the synthesis, started."""
+    slot = state.admission.syntheses.try_take()
+    if slot is None:
+        raise state.admission.overloaded()
+    synthesis = Synthesis(state.runtime, speech, slot, state.settings.stream_buffer_bytes)
+    await synthesis.start()  # on failure it has released the slot
+    return synthesis
+
+
 class ResponseFailed(Exception):
     """Synthesis failed after audio had left: the stream is cut, never ended as if complete."""
 
