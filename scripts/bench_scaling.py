@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import sys
 import time
 import urllib.request
@@ -33,13 +34,15 @@ from running_server import start_server, stop_server  # noqa: E402
 BYTES_PER_SECOND = 24000 * 2  # pcm_16 at 24 kHz
 
 
-async def session(url: str, text: str, until: float, results: list[dict]) -> None:
+async def session(url: str, text: str, until: float, think_s: float, rng: random.Random, results: list[dict]) -> None:
     async with websockets.connect(url, max_size=None) as ws:
         await ws.send(json.dumps({"type": "open", "format": "pcm_16", "audio_frames": "binary"}).encode())
         json.loads(await ws.recv())
         number = 0
         while time.perf_counter() < until:
             number += 1
+            if think_s:  # the other party's turn: uniform around the mean, so sessions drift apart
+                await asyncio.sleep(rng.uniform(0, 2 * think_s))
             began = time.perf_counter()
             await ws.send(json.dumps({"type": "response.create", "text": text, "response_id": f"r{number}"}).encode())
             first, audio_s, dry = None, 0.0, False
@@ -56,7 +59,7 @@ async def session(url: str, text: str, until: float, results: list[dict]) -> Non
                 event = json.loads(frame)
                 if event["type"] == "response.done":
                     break
-            results.append({"ttfa": first - began, "audio_s": audio_s, "dry": dry, "done_at": now})
+            results.append({"ttfa": first - began, "audio_s": audio_s, "dry": dry, "done_at": now, "opening": number == 1})
 
 
 def ping(server) -> dict:
@@ -71,22 +74,28 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-async def level(server, sessions: int, seconds: float, text: str) -> dict:
+async def level(server, sessions: int, seconds: float, text: str, think_s: float) -> dict:
     before = ping(server)["load"].get("batches", {})
     results: list[dict] = []
     began = time.perf_counter()
     until = began + seconds
-    await asyncio.gather(*(session(server.ws_url, text, until, results) for _ in range(sessions)))
+    rng = random.Random(sessions)
+    await asyncio.gather(*(session(server.ws_url, text, until, think_s, rng, results) for _ in range(sessions)))
     wall = time.perf_counter() - began
     after = ping(server)["load"].get("batches", {})
     batches = {size: count - before.get(size, 0) for size, count in after.items() if count - before.get(size, 0)}
     ttfa = [r["ttfa"] for r in results]
+    # Steady state: without each session's opening response (without think time, all N send it
+    # at the same instant).
+    steady = [r["ttfa"] for r in results if not r["opening"]] or ttfa
     return {
         "sessions": sessions,
         "responses": len(results),
         "audio_s_per_s": sum(r["audio_s"] for r in results) / wall,
         "ttfa_p50_ms": 1000 * percentile(ttfa, 0.5),
         "ttfa_p95_ms": 1000 * percentile(ttfa, 0.95),
+        "steady_ttfa_p50_ms": 1000 * percentile(steady, 0.5),
+        "steady_ttfa_p95_ms": 1000 * percentile(steady, 0.95),
         "ran_dry_share": sum(r["dry"] for r in results) / len(results),
         "batch_sizes": batches,
         "peak_rss_mb": peak_rss_mb(server.process.pid),
@@ -101,6 +110,8 @@ async def main() -> None:
     parser.add_argument("--seconds", type=float, default=30.0, help="closed-loop time per level")
     parser.add_argument("--max-batch", type=int, default=0, help="MAX_BATCH for the server (0: its default)")
     parser.add_argument("--text", default=FIVE_SENTENCES)
+    parser.add_argument("--think", type=float, default=0.0,
+                        help="mean seconds between a done and the next create (uniform 0..2x; 0: a strict closed loop)")
     parser.add_argument("--json", type=Path, default=None, help="report path; a PNG is written beside it")
     args = parser.parse_args()
 
@@ -114,15 +125,17 @@ async def main() -> None:
     try:
         described = ping(server)
         report = {"benchmark": "bench-scaling", "engine": described["engine"], "device": described["device"],
-                  "max_batch": described["load"].get("max_batch", 1), "text_chars": len(args.text), "levels": []}
+                  "max_batch": described["load"].get("max_batch", 1), "text_chars": len(args.text),
+                  "think_s": args.think, "levels": []}
         print(f"{report['engine']} on {report['device']}, batch up to {report['max_batch']}, "
               f"{args.seconds:.0f} s per level", flush=True)
-        print(f"{'sessions':>8} {'audio-s/s':>9} {'TTFA p50':>9} {'TTFA p95':>9} {'ran dry':>8} {'RSS MB':>7}  batches")
+        print(f"{'sessions':>8} {'audio-s/s':>9} {'TTFA p50':>9} {'TTFA p95':>9} {'steady p50':>10} {'steady p95':>10} "
+              f"{'ran dry':>8} {'RSS MB':>7}  batches")
         for sessions in (int(n) for n in args.levels.split(",")):
-            entry = await level(server, sessions, args.seconds, args.text)
+            entry = await level(server, sessions, args.seconds, args.text, args.think)
             report["levels"].append(entry)
             print(f"{sessions:>8} {entry['audio_s_per_s']:>9.2f} {entry['ttfa_p50_ms']:>7.0f}ms {entry['ttfa_p95_ms']:>7.0f}ms "
-                  f"{entry['ran_dry_share']:>8.0%} {entry['peak_rss_mb']:>7.0f}  {entry['batch_sizes']}", flush=True)
+                  f"{entry['steady_ttfa_p50_ms']:>8.0f}ms {entry['steady_ttfa_p95_ms']:>8.0f}ms {entry['ran_dry_share']:>8.0%} {entry['peak_rss_mb']:>7.0f}  {entry['batch_sizes']}", flush=True)
     finally:
         stop_server(server)
     if args.json:
