@@ -2,14 +2,16 @@
 """Scaling curve: N concurrent streaming sessions in a closed loop, N = 1, 2, 4, ... (make bench-scaling).
 
 Each session speaks a multi-sentence text over and over (a new response as soon as the last is
-done) for `--seconds` per level. Reported per N: audio seconds delivered per second, time to
-first audio p50/p95, the share of responses whose stream ever ran dry (a chunk arrived later
-than the listener, who started playing at the first chunk, needed it), the batch sizes the
-scheduler ran, and the server's peak memory. The server runs as a subprocess through
+done, or after a random pause of mean `--think` seconds) for `--seconds` per level. Reported per
+N: audio seconds delivered per second, time to first audio p50/p95 (all responses, and steady:
+without each session's opening one), the share of responses whose stream ever ran dry (a
+chunk arrived later than the listener, who started playing at the first chunk, needed it),
+the batch sizes the scheduler ran, and the server's peak memory. The server runs as a subprocess through
 container/serve with admission opened wide (this measures the engine, not the shedding).
 
     .venv/bin/python scripts/bench_scaling.py --engine onnx --levels 1,2,4,8 --json reports/scaling-onnx.json
     .venv/bin/python scripts/bench_scaling.py --engine torch --model-dir .cache/model-dir --json reports/scaling-torch.json
+    .venv/bin/python scripts/bench_scaling.py --engine onnx --levels 1,2,4 --think 1 --json reports/scaling-onnx-think.json
 """
 
 from __future__ import annotations
