@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from .protocol.errors import ErrorCode, ProtocolError
-from .runtime import EngineRuntime
+from .runtime import ModelRuntime
 
 FIRST_PIECE_AUDIO_S = 2.0  # a typical first piece (the fast first fragment), for the prediction
 OVERLOADED_MESSAGE = "server at capacity, retry later"
@@ -65,7 +65,7 @@ class Gauge:
 
 
 class Admission:
-    def __init__(self, runtime: EngineRuntime, max_syntheses: int | None = None, max_sessions: int = 512,
+    def __init__(self, runtime: ModelRuntime, max_syntheses: int | None = None, max_sessions: int = 512,
                  retry_after_s: int = 1, target_first_audio_ms: int = 2000):
         self._runtime = runtime
         self._max_syntheses = max_syntheses

@@ -14,7 +14,7 @@ from .config import Settings
 from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
 from .lifecycle import Lifecycle
-from .runtime import EngineRuntime
+from .runtime import ModelRuntime
 from .transport.http import bulbul_rest, bulbul_stream, invocations
 from .transport.http_errors import EXCEPTION_HANDLERS
 from .transport.websocket import bidirectional_stream
@@ -23,7 +23,7 @@ from .transport.websocket import bidirectional_stream
 async def ping(request: Request) -> JSONResponse:
     """200 once the model is ready, whatever the load: SageMaker replaces an instance whose
     ping fails, and a busy instance is healthy. Counters only, so it stays fast under load."""
-    runtime: EngineRuntime = request.app.state.runtime
+    runtime: ModelRuntime = request.app.state.runtime
     if request.app.state.lifecycle.stopping.is_set():  # SIGTERM: the load balancer should send no more
         return JSONResponse({"status": "stopping"}, status_code=503)
     if runtime.ready:
@@ -33,9 +33,9 @@ async def ping(request: Request) -> JSONResponse:
     return JSONResponse({"status": "loading"}, status_code=503)
 
 
-def create_app(settings: Settings | None = None, runtime: EngineRuntime | None = None) -> Starlette:
+def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = None) -> Starlette:
     settings = settings or Settings.from_env()
-    runtime = runtime or EngineRuntime(
+    runtime = runtime or ModelRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
                                   settings.pauses, settings.max_batch,
                                   list(settings.languages) if settings.languages else None),

@@ -1,4 +1,4 @@
-"""The server-wide engine runtime: loads the model off the event loop, owns the scheduler and the
+"""The server-wide model runtime: loads the model off the event loop, owns the scheduler and the
 thread pools for text (G2P) and codecs."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました
 WARMUP_TEXT_LATIN = "Hello, the voice is ready."
 
 
-class EngineRuntime:
+class ModelRuntime:
     """Ready once the synthesizer is loaded and warmed up; /ping reports exactly that.
 
     Model runs belong to the scheduler (its own thread); G2P and codecs have their own pools so

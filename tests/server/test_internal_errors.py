@@ -24,7 +24,7 @@ from waiting import until_sync
 from tts_client.sse import SSEReader
 from tts_server.app import create_app
 from tts_server.config import Settings
-from tts_server.runtime import EngineRuntime
+from tts_server.runtime import ModelRuntime
 
 SECRET = "secret /internal/path/engine.py"
 REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
@@ -72,7 +72,7 @@ def serving(app):
 
 @pytest.fixture(scope="module")
 def port():
-    app = create_app(Settings(host="127.0.0.1"), EngineRuntime(FailingSynthesizer, fast_first_fragment=None))
+    app = create_app(Settings(host="127.0.0.1"), ModelRuntime(FailingSynthesizer, fast_first_fragment=None))
     with serving(app) as port:
         yield port
 

@@ -11,16 +11,16 @@ from starlette import status
 from ..admission import Admission
 from ..config import Settings
 from ..protocol.errors import ProtocolError
-from ..runtime import EngineRuntime
+from ..runtime import ModelRuntime
 from ..session.engine import SessionEngine
-from ..session.events import EngineEvent
+from ..session.events import SessionEvent
 from ..transport.outbox import Outbox
 
 
 @dataclass(frozen=True)
 class SessionContext:
     outbox: Outbox
-    runtime: EngineRuntime
+    runtime: ModelRuntime
     settings: Settings
     admission: Admission  # a session's active response counts as synthesis work
     query: Mapping[str, str] = field(default_factory=dict)  # the URL's query: SageMaker's ModelQueryString
@@ -36,7 +36,7 @@ class Dialect:
         self._runtime = context.runtime
         self._settings = context.settings
         self._query = context.query
-        self._engine = SessionEngine(context.runtime, self._on_engine_event, context.settings.max_pending_responses,
+        self._engine = SessionEngine(context.runtime, self._on_session_event, context.settings.max_pending_responses,
                                      hold=context.admission.syntheses.take, session_id=self.session_id)
 
     @property
@@ -56,7 +56,7 @@ class Dialect:
         """Handle one later message; False once the session is over."""
         raise NotImplementedError
 
-    async def _on_engine_event(self, event: EngineEvent) -> None:
+    async def _on_session_event(self, event: SessionEvent) -> None:
         raise NotImplementedError
 
     async def report(self, error: ProtocolError) -> None:

@@ -29,7 +29,7 @@ from ..protocol.compat import MODEL_ID, Codec, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.events import MAX_TEXT_CHARS
 from ..protocol.voice_defaults import BULBUL_SPEAKERS
-from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
+from ..session.events import AudioChunk, ResponseDone, SessionEvent, Status
 from ..session.options import SessionOptions
 from .base import Dialect, SessionContext
 
@@ -153,7 +153,7 @@ class BulbulDialect(Dialect):
         self._media_types[request.response_id] = request.output.media_type  # a later config may change it
         await self._engine.submit(request)
 
-    async def _on_engine_event(self, event: EngineEvent) -> None:
+    async def _on_session_event(self, event: SessionEvent) -> None:
         if isinstance(event, AudioChunk) and event.audio:
             audio = base64.b64encode(event.audio).decode("ascii")
             media_type = self._media_types.get(event.response_id, self._options.output.media_type)

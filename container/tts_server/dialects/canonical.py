@@ -10,7 +10,7 @@ from starlette import status
 from ..errors import one_of
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.events import SESSION_EVENTS, OpenEvent, ResponseCancelEvent, ResponseCreateEvent, echoed_id
-from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, ResponseQueued
+from ..session.events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued, SessionEvent
 from ..session.options import SessionOptions
 from .base import Dialect, SessionContext
 
@@ -104,7 +104,7 @@ class CanonicalDialect(Dialect):
             max_length_ms=event.max_length,
         )
 
-    async def _on_engine_event(self, event: EngineEvent) -> None:
+    async def _on_session_event(self, event: SessionEvent) -> None:
         if isinstance(event, ResponseQueued):
             await self._outbox.send({"type": "response.queued", "response_id": event.response_id})
         elif isinstance(event, ResponseCreated):

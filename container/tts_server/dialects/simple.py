@@ -19,7 +19,7 @@ from ..protocol import blog
 from ..protocol.compat import MODEL_ID, Text, VoiceFields
 from ..protocol.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from ..protocol.events import ResponseId, echoed_id
-from ..session.events import AudioChunk, EngineEvent, ResponseCreated, ResponseDone, Status
+from ..session.events import AudioChunk, ResponseCreated, ResponseDone, SessionEvent, Status
 from .base import Dialect, SessionContext
 
 AUDIO_FORMAT = "pcm_16"
@@ -69,7 +69,7 @@ class SimpleDialect(Dialect):
         await self._engine.submit(request)
         self._received_at[request.response_id] = received  # its done comes from a task, never before this
 
-    async def _on_engine_event(self, event: EngineEvent) -> None:
+    async def _on_session_event(self, event: SessionEvent) -> None:
         if isinstance(event, ResponseCreated):
             await self._outbox.send({"type": "synthesis_start", "request_id": event.response_id})
         elif isinstance(event, AudioChunk) and event.audio:

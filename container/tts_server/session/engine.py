@@ -18,8 +18,8 @@ from collections.abc import Awaitable, Callable
 
 from ..admission import Slot
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..runtime import EngineRuntime
-from .events import EngineEvent, ResponseCreated, ResponseDone, ResponseQueued, Status
+from ..runtime import ModelRuntime
+from .events import ResponseCreated, ResponseDone, ResponseQueued, SessionEvent, Status
 from .renderer import ResponseRenderer
 from .request import ResponseRequest
 
@@ -30,7 +30,7 @@ class SessionEngine:
     """`hold`, when given, is called as each response becomes active: the slot it returns
     (admission control's count of synthesis work) is released when that response ends."""
 
-    def __init__(self, runtime: EngineRuntime, emit: Callable[[EngineEvent], Awaitable[None]], max_pending: int,
+    def __init__(self, runtime: ModelRuntime, emit: Callable[[SessionEvent], Awaitable[None]], max_pending: int,
                  hold: Callable[[], Slot] | None = None, session_id: str = "-"):
         self.runtime = runtime
         self.session_id = session_id

@@ -43,4 +43,4 @@ class ResponseDone:
     error: ProtocolError | None = None
 
 
-EngineEvent = ResponseQueued | ResponseCreated | AudioChunk | ResponseDone
+SessionEvent = ResponseQueued | ResponseCreated | AudioChunk | ResponseDone

@@ -15,14 +15,14 @@ from tts_client.chunker import split_sentences
 from ..audio.pipeline import AudioOutput
 from ..engine.backend import SAMPLE_RATE
 from ..engine.output import Alignment, SegmentAudio
-from ..runtime import EngineRuntime
+from ..runtime import ModelRuntime
 from ..scheduler import Stream
-from .events import AudioChunk, EngineEvent, ResponseDone, Status
+from .events import AudioChunk, ResponseDone, SessionEvent, Status
 from .request import ResponseRequest
 
 
 class ResponseRenderer:
-    def __init__(self, runtime: EngineRuntime, request: ResponseRequest, emit: Callable[[EngineEvent], Awaitable[None]]):
+    def __init__(self, runtime: ModelRuntime, request: ResponseRequest, emit: Callable[[SessionEvent], Awaitable[None]]):
         self.runtime = runtime
         self.request = request
         self._emit = emit

@@ -9,9 +9,9 @@ from collections.abc import AsyncIterator
 from ..admission import Slot
 from ..audio.encoders import WavEncoder
 from ..protocol.errors import ErrorCode, ProtocolError
-from ..runtime import EngineRuntime
+from ..runtime import ModelRuntime
 from ..session.engine import SessionEngine
-from ..session.events import AudioChunk, EngineEvent, ResponseDone, Status
+from ..session.events import AudioChunk, ResponseDone, SessionEvent, Status
 from ..session.request import ResponseRequest
 from .audio_buffer import AudioBuffer
 
@@ -24,7 +24,7 @@ class Synthesis:
     client went away): the engine is aborted then, so nothing is synthesized for nobody.
     """
 
-    def __init__(self, runtime: EngineRuntime, request: ResponseRequest, slot: Slot, buffer_bytes: int = 1 << 20):
+    def __init__(self, runtime: ModelRuntime, request: ResponseRequest, slot: Slot, buffer_bytes: int = 1 << 20):
         self.request = request
         self._slot = slot
         self.buffer = AudioBuffer(buffer_bytes)
@@ -37,7 +37,7 @@ class Synthesis:
             await self.close()
             raise
 
-    async def _emit(self, event: EngineEvent) -> None:
+    async def _emit(self, event: SessionEvent) -> None:
         if isinstance(event, ResponseDone):
             self._slot.release()
         if isinstance(event, AudioChunk | ResponseDone):

@@ -22,7 +22,7 @@ from tts_server.config import Settings
 from tts_server.engine.output import SegmentAudio
 from tts_server.engine.tokens import Job, Piece
 from tts_server.engine.voices import VoiceBook
-from tts_server.runtime import EngineRuntime
+from tts_server.runtime import ModelRuntime
 
 SMALL_SOCKET_BUFFER = 32 * 1024  # so the kernel's loopback buffers do not hide the server's own
 
@@ -66,7 +66,7 @@ class CountingSynthesizer:
 @contextlib.contextmanager
 def serving(synthesizer, **settings):
     """The app on a port whose accepted sockets have small kernel send buffers."""
-    app = create_app(Settings(host="127.0.0.1", **settings), EngineRuntime(lambda: synthesizer, fast_first_fragment=None))
+    app = create_app(Settings(host="127.0.0.1", **settings), ModelRuntime(lambda: synthesizer, fast_first_fragment=None))
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)
     sock.bind(("127.0.0.1", 0))

@@ -51,14 +51,14 @@ async def test_a_fault_in_the_finishing_task_is_a_failed_done_and_the_session_go
 
 
 async def test_a_done_that_cannot_be_sent_closes_the_session_with_1011(server, monkeypatch, caplog):
-    render = CanonicalDialect._on_engine_event
+    render = CanonicalDialect._on_session_event
 
     async def faulty(self, event):
         if isinstance(event, ResponseDone) and event.response_id == "break":
             raise TypeError("injected bug rendering response.done")
         await render(self, event)
 
-    monkeypatch.setattr(CanonicalDialect, "_on_engine_event", faulty)
+    monkeypatch.setattr(CanonicalDialect, "_on_session_event", faulty)
     peer = await Peer.connect(url(server))
     created = await peer.open()
     await peer.send({"type": "response.create", "text": "はい。", "response_id": "break"})

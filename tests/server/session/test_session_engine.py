@@ -12,7 +12,7 @@ from tts_server.audio.formats import negotiate
 from tts_server.engine.output import Alignment, SegmentAudio
 from tts_server.engine.tokens import Job, Piece
 from tts_server.protocol.errors import ProtocolError
-from tts_server.runtime import EngineRuntime
+from tts_server.runtime import ModelRuntime
 from tts_server.session.engine import SessionEngine
 from tts_server.session.events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued
 from tts_server.session.request import ResponseRequest, Voice
@@ -59,7 +59,7 @@ class ScriptedSynthesizer:
 
 def scripted_runtime(synthesizer):
     """A runtime whose scheduler runs the double (call inside the event loop)."""
-    runtime = EngineRuntime(lambda: synthesizer, fast_first_fragment=None)
+    runtime = ModelRuntime(lambda: synthesizer, fast_first_fragment=None)
     runtime.synthesizer = synthesizer
     runtime.scheduler.runner = synthesizer
     runtime.scheduler.start()
