@@ -29,7 +29,10 @@ class EnglishG2P:
 
     def __call__(self, text: str) -> list[PhonemeSpan]:
         pieces: list[PhonemeSpan] = []
-        for line in _LINES.finditer(text):  # KPipeline splits on newlines first
+        # KPipeline strips the whole text, then splits it on newlines: the first and last lines
+        # lose their outer blanks, inner ones keep theirs (misaki reads "- " and "-" differently).
+        begin, end = len(text) - len(text.lstrip()), len(text.rstrip())
+        for line in _LINES.finditer(text, begin, end):
             line_pieces = self._line(line.group(), line.start()) if line.group().strip() else []
             if pieces and line_pieces:
                 pieces.append(separator(pieces))
