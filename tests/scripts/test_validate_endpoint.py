@@ -29,12 +29,12 @@ def load_validator():
 validator = load_validator()
 
 
-async def validate(*args: str, reports: Path) -> tuple[int, str, dict]:
+async def validate(*args: str, reports: Path, limit_s: float = 280) -> tuple[int, str, dict]:
     """As a pipeline runs it: a process. Asynchronous: the servers serve from this event loop."""
     process = await asyncio.create_subprocess_exec(
         sys.executable, str(SCRIPT), *args, "--json", str(reports / "v.json"), "--junit", str(reports / "v.xml"),
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-    output, _ = await asyncio.wait_for(process.communicate(), 280)
+    output, _ = await asyncio.wait_for(process.communicate(), limit_s)
     report = json.loads((reports / "v.json").read_text())
     return process.returncode, output.decode(), report
 
