@@ -190,16 +190,8 @@ async def main() -> int:
         problems.append(f"the server exited with {exit_status} on SIGTERM")
     figures = {"frames": args.frames, "elapsed_s": round(elapsed, 1), "rss_mb": {"start": rss_start, "end": rss_end},
                **dict(sorted(totals.items())), "problems": len(problems)}
-    print(f"\nFuzz: {args.frames} malformed frames at {len(DIALECTS)} dialects in {elapsed:.0f} s")
-    for key, value in figures.items():
-        print(f"  {key}: {value}")
-    for problem in problems[:20]:
-        print(f"PROBLEM {problem}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures | {"problem_list": problems}, indent=2))
-    print("clean" if not problems else f"{len(problems)} problems")
-    return 1 if problems else 0
+    title = f"Fuzz: {args.frames} malformed frames at {len(DIALECTS)} dialects in {elapsed:.0f} s"
+    return robustness_server.report(title, figures, problems, "problem", args.json)
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ a file, so the scripts can count the errors it logged), or one given by URL."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import socket
 import subprocess
@@ -94,3 +95,18 @@ async def wait_for_free_slots(target: Target, within: float = 10) -> dict:
         if (now["sessions"] == 0 and now["syntheses"] == 0) or time.monotonic() > deadline:
             return now
         await asyncio.sleep(0.05)
+
+
+def report(title: str, figures: dict, problems: list[str], kind: str, json_path: Path | None) -> int:
+    """Print the figures and the first problems, write the JSON report; the exit status.
+    `kind` names a problem in the output ("violation" for the soak, "problem" for the fuzzer)."""
+    print(f"\n{title}")
+    for key, value in figures.items():
+        print(f"  {key}: {value}")
+    for problem in problems[:20]:
+        print(f"{kind.upper()} {problem}")
+    if json_path:
+        json_path.parent.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(json.dumps(figures | {f"{kind}_list": problems}, indent=2))
+    print("clean" if not problems else f"{len(problems)} {kind}s")
+    return 1 if problems else 0

@@ -174,17 +174,9 @@ async def main() -> int:
     figures = {"sessions": args.sessions, "responses_per_session": args.responses, "concurrency": concurrency,
                "elapsed_s": round(elapsed, 1), "rss_mb": rss, "slots_after": after, **totals,
                "violations": len(violations)}
-    print(f"\nSoak: {args.sessions} sessions x {args.responses} pipelined responses, {concurrency} at a time, "
-          f"{args.cancel_rate:.0%} cancels, {args.disconnect_rate:.0%} disconnects, {elapsed:.0f} s")
-    for key, value in figures.items():
-        print(f"  {key}: {value}")
-    for violation in violations[:20]:
-        print(f"VIOLATION {violation}")
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(figures | {"violation_list": violations}, indent=2))
-    print("clean" if not violations else f"{len(violations)} violations")
-    return 1 if violations else 0
+    title = (f"Soak: {args.sessions} sessions x {args.responses} pipelined responses, {concurrency} at a time, "
+             f"{args.cancel_rate:.0%} cancels, {args.disconnect_rate:.0%} disconnects, {elapsed:.0f} s")
+    return robustness_server.report(title, figures, violations, "violation", args.json)
 
 
 if __name__ == "__main__":
