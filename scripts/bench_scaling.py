@@ -76,16 +76,21 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def _grown(before: dict, after: dict) -> dict:
+    """Counters that grew during a level, by how much."""
+    return {key: count - before.get(key, 0) for key, count in after.items() if count - before.get(key, 0)}
+
+
 async def level(server, sessions: int, seconds: float, text: str, think_s: float) -> dict:
-    before = ping(server)["load"].get("batches", {})
+    before = ping(server)["load"]
     results: list[dict] = []
     began = time.perf_counter()
     until = began + seconds
     rng = random.Random(sessions)
     await asyncio.gather(*(session(server.ws_url, text, until, think_s, rng, results) for _ in range(sessions)))
     wall = time.perf_counter() - began
-    after = ping(server)["load"].get("batches", {})
-    batches = {size: count - before.get(size, 0) for size, count in after.items() if count - before.get(size, 0)}
+    after = ping(server)["load"]
+    batches, interruptions = (_grown(before.get(key, {}), after.get(key, {})) for key in ("batches", "interruptions"))
     ttfa = [r["ttfa"] for r in results]
     # Steady state: without each session's opening response (without think time, all N send it
     # at the same instant).
@@ -100,6 +105,7 @@ async def level(server, sessions: int, seconds: float, text: str, think_s: float
         "steady_ttfa_p95_ms": 1000 * percentile(steady, 0.95),
         "ran_dry_share": sum(r["dry"] for r in results) / len(results),
         "batch_sizes": batches,
+        "interruptions": interruptions,
         "peak_rss_mb": peak_rss_mb(server.process.pid),
     }
 
@@ -114,6 +120,7 @@ async def main() -> None:
     parser.add_argument("--text", default=FIVE_SENTENCES)
     parser.add_argument("--think", type=float, default=0.0,
                         help="mean seconds between a done and the next create (uniform 0..2x; 0: a strict closed loop)")
+    parser.add_argument("--no-preemption", action="store_true", help="PREEMPTION=off: first pieces never stop a run")
     parser.add_argument("--json", type=Path, default=None, help="report path; a PNG is written beside it")
     args = parser.parse_args()
 
@@ -123,21 +130,23 @@ async def main() -> None:
         env["MODEL_DIR"] = args.model_dir
     if args.max_batch:
         env["MAX_BATCH"] = str(args.max_batch)
+    if args.no_preemption:
+        env["PREEMPTION"] = "off"
     server = start_server(env, timeout=600)
     try:
         described = ping(server)
         report = {"benchmark": "bench-scaling", "engine": described["engine"], "device": described["device"],
                   "max_batch": described["load"].get("max_batch", 1), "text_chars": len(args.text),
-                  "think_s": args.think, "levels": []}
+                  "think_s": args.think, "preemption": not args.no_preemption, "levels": []}
         print(f"{report['engine']} on {report['device']}, batch up to {report['max_batch']}, "
               f"{args.seconds:.0f} s per level", flush=True)
         print(f"{'sessions':>8} {'audio-s/s':>9} {'TTFA p50':>9} {'TTFA p95':>9} {'steady p50':>10} {'steady p95':>10} "
-              f"{'ran dry':>8} {'RSS MB':>7}  batches")
+              f"{'ran dry':>8} {'RSS MB':>7}  batches, interruptions")
         for sessions in (int(n) for n in args.levels.split(",")):
             entry = await level(server, sessions, args.seconds, args.text, args.think)
             report["levels"].append(entry)
             print(f"{sessions:>8} {entry['audio_s_per_s']:>9.2f} {entry['ttfa_p50_ms']:>7.0f}ms {entry['ttfa_p95_ms']:>7.0f}ms "
-                  f"{entry['steady_ttfa_p50_ms']:>8.0f}ms {entry['steady_ttfa_p95_ms']:>8.0f}ms {entry['ran_dry_share']:>8.0%} {entry['peak_rss_mb']:>7.0f}  {entry['batch_sizes']}", flush=True)
+                  f"{entry['steady_ttfa_p50_ms']:>8.0f}ms {entry['steady_ttfa_p95_ms']:>8.0f}ms {entry['ran_dry_share']:>8.0%} {entry['peak_rss_mb']:>7.0f}  {entry['batch_sizes']} {entry['interruptions']}", flush=True)
     finally:
         stop_server(server)
     if args.json:

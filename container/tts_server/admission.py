@@ -115,5 +115,6 @@ class Admission:
             "streams": self._runtime.scheduler.active_streams,
             "max_batch": self._runtime.scheduler.runner.max_batch if self._runtime.scheduler.runner else 1,
             "batches": {str(size): count for size, count in sorted(self._runtime.scheduler.batch_sizes.items())},
+            "interruptions": dict(self._runtime.scheduler.interruptions),
             "predicted_first_audio_ms": round(self.predicted_first_audio_s() * 1000),
         }

@@ -40,6 +40,7 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
                                   settings.pauses, settings.max_batch,
                                   list(settings.languages) if settings.languages else None),
         fast_first_fragment=settings.fast_first_fragment,
+        preemption=settings.preemption,
     )
 
     @contextlib.asynccontextmanager

@@ -82,6 +82,7 @@ class Settings:
     max_batch: int | None = None  # pieces per model run; None = the backend's default (1 on ONNX)
     inference_threads: int | None = None  # intra-op threads per inference; None = all cores
     fast_first_fragment: int | None = 10  # cut a long first sentence at a clause past this many chars
+    preemption: bool = True  # a first piece may stop a barely started later piece (scheduler.py)
     # Engine selection (engine/factory.py): auto = torch when model_dir holds weights, else onnx.
     engine: str = "auto"
     device: str = "auto"
@@ -129,6 +130,7 @@ class Settings:
             max_batch=_int("MAX_BATCH", 0) or None,
             inference_threads=_int("INFERENCE_THREADS", 0) or None,
             fast_first_fragment=fast or None,
+            preemption=_choice("PREEMPTION", "on", ("on", "off")) == "on",
             model_id=os.environ.get("MODEL_ID", "").strip() or cls.model_id,
             engine=_choice("ENGINE", cls.engine, ("auto", "torch", "onnx")),
             device=_choice("DEVICE", cls.device, ("auto", "cuda", "cpu")),

@@ -28,9 +28,9 @@ class ModelRuntime:
     """
 
     def __init__(self, load: Callable[[], Synthesizer], codec_workers: int = 2, text_workers: int = 2,
-                 fast_first_fragment: int | None = 10):
+                 fast_first_fragment: int | None = 10, preemption: bool = True):
         self._load = load
-        self.scheduler = Scheduler()
+        self.scheduler = Scheduler(preemption)
         self.text = ThreadPoolExecutor(text_workers, thread_name_prefix="text")
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
         self.fast_first_fragment = fast_first_fragment

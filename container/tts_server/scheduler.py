@@ -8,6 +8,12 @@ it alone decides the order and the batches, and runs them on its one model threa
   ones of a similar length (padding is wasted work).
 A cancelled or departed response's queued jobs are dropped at once; a running job's result is
 dropped when it comes back, and the stream stays counted as load until then.
+
+Preemption, where the backend can interrupt a run (RunControl): a run is one whole sentence and
+takes up to seconds on a CPU, so a first piece that arrives behind it stops it, when the run
+has done less than half its predicted work; the stopped jobs go back to the queue in their
+place and are never stopped again, so each costs at most one half-done restart. A run whose
+every job belongs to a cancelled response stops at once.
 """
 
 from __future__ import annotations
@@ -21,12 +27,14 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from .engine.backend import Inference
+from .engine.backend import Inference, Interrupted, RunControl
 from .engine.runner import ModelRunner
 from .engine.tokens import Job
 
 log = logging.getLogger(__name__)
 PADDING_RATIO = 2.0  # a batch-mate may be at most this much longer or shorter than the head job
+COST_SMOOTHING = 0.2  # weight of the latest run in the model-seconds-per-token estimate
+clock = time.perf_counter  # model-run timing (a module name so tests can drive it)
 
 
 @dataclass(eq=False)
@@ -56,13 +64,15 @@ class _Work:
     first: bool
     seq: int
     future: asyncio.Future
+    preempted: bool = False  # stopped once for a first piece: never again
 
     def order(self) -> tuple:
         return (0, self.seq) if self.first else (1, self.stream.runs_dry_at(), self.seq)
 
 
 class Scheduler:
-    def __init__(self):
+    def __init__(self, preemption: bool = True):
+        self.preemption = preemption  # first pieces may stop later ones (cancels stop runs regardless)
         self.runner: ModelRunner | None = None  # attached once the model is loaded
         self._pending: list[_Work] = []
         self._streams: set[Stream] = set()
@@ -72,6 +82,10 @@ class Scheduler:
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="model")
         self.batch_sizes: Counter[int] = Counter()  # how often each batch size ran
         self.batch_started: float | None = None  # when the running batch began (prediction)
+        self.interruptions: Counter[str] = Counter()  # runs stopped: "first piece" or "cancelled"
+        self._running: list[_Work] = []
+        self._control: RunControl | None = None  # the running batch's
+        self._seconds_per_token: float | None = None  # model time per token of a batch's longest job
 
     # lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -95,6 +109,7 @@ class Scheduler:
         self._drop(stream)
         if not stream.running:
             self._streams.discard(stream)
+        self._consider_interrupt()
 
     async def run(self, jobs: Sequence[Job], stream: Stream, first: bool) -> tuple[list[Inference], float]:
         """The jobs' results in order, and the model seconds behind them; cancellable at any point."""
@@ -103,6 +118,7 @@ class Scheduler:
                  for i, job in enumerate(jobs)]
         self._pending += works
         self._wake.set()
+        self._consider_interrupt()
         try:
             results = [await work.future for work in works]
         finally:
@@ -120,6 +136,35 @@ class Scheduler:
     @property
     def queued_first_pieces(self) -> int:
         return sum(1 for w in self._pending if w.first and not w.future.done())
+
+    # preemption ---------------------------------------------------------------------------------
+    def _consider_interrupt(self) -> None:
+        control, running = self._control, self._running
+        if control is None or control.interrupted or not getattr(self.runner, "interruptible", False):
+            return
+        if all(work.stream.closed for work in running):
+            self.interruptions["cancelled"] += 1  # nobody waits for this run: free the model now
+        elif not self.preemption or any(work.first or work.preempted for work in running):
+            return
+        elif not self.queued_first_pieces:
+            return
+        elif self._done_share(running) >= 0.5:
+            return  # finishing costs the first piece less than restarting costs the batch
+        else:
+            self.interruptions["first piece"] += 1
+        control.interrupt()
+
+    def _done_share(self, running: list[_Work]) -> float:
+        """How much of the running batch's predicted model time has passed (0 when never measured)."""
+        if self._seconds_per_token is None or self.batch_started is None:
+            return 0.0
+        predicted = self._seconds_per_token * max(len(work.job.ids) for work in running)
+        return (clock() - self.batch_started) / max(predicted, 1e-6)
+
+    def _learn_cost(self, batch: list[_Work], seconds: float) -> None:
+        observed = seconds / max(1, max(len(work.job.ids) for work in batch))
+        previous = self._seconds_per_token
+        self._seconds_per_token = observed if previous is None else previous + COST_SMOOTHING * (observed - previous)
 
     # the model loop ---------------------------------------------------------------------------
     def _drop(self, stream: Stream) -> None:
@@ -155,19 +200,33 @@ class Scheduler:
             for work in batch:
                 work.stream.running += 1
             self.batch_sizes[len(batch)] += 1
-            self.batch_started = began = time.perf_counter()
+            self._running, self._control = batch, RunControl()
+            self.batch_started = began = clock()
             try:
-                results = await loop.run_in_executor(self._thread, self.runner.run, [w.job for w in batch])
+                results = await loop.run_in_executor(self._thread, self.runner.run, [w.job for w in batch],
+                                                     self._control)
+            except Interrupted:
+                results = None
             except Exception as error:  # noqa: BLE001 - each waiting renderer reports it as a failed response
                 log.error("model run failed for a batch of %d", len(batch), exc_info=error)
                 results = [error] * len(batch)
             finally:
-                self.batch_started = None
+                self.batch_started, self._running, self._control = None, [], None
                 for work in batch:
                     work.stream.running -= 1
                     if work.stream.closed and not work.stream.running:
                         self._streams.discard(work.stream)
-            seconds = time.perf_counter() - began
+            seconds = clock() - began
+            if results is None:  # interrupted: whoever still waits goes back in line, in its place
+                for work in batch:
+                    if work.stream.closed:
+                        work.future.cancel()
+                    elif not work.future.done():
+                        work.preempted = True
+                        self._pending.append(work)
+                continue
+            if not any(isinstance(result, Exception) for result in results):
+                self._learn_cost(batch, seconds)
             for work, result in zip(batch, results, strict=True):
                 if work.future.done():
                     continue  # cancelled while it ran: its result goes nowhere

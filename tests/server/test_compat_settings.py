@@ -29,6 +29,7 @@ def test_aliases_speaker_map_and_age_are_configurable(monkeypatch):
     ("BULBUL_SPEAKER_MAP", '{"anushka": 5}', "BULBUL_SPEAKER_MAP: Input should be a JSON object"),
     ("MAX_REQUEST_AGE_S", "soon", "MAX_REQUEST_AGE_S: Input should be a valid number"),
     ("MAX_REQUEST_AGE_S", "-1", "MAX_REQUEST_AGE_S: Input should be greater than or equal to 0"),
+    ("PREEMPTION", "sometimes", "PREEMPTION: Input should be 'on' or 'off'"),
 ])
 def test_bad_values_stop_the_server_naming_the_setting(monkeypatch, name, value, words):
     monkeypatch.setenv(name, value)

@@ -45,9 +45,9 @@ class FailingSynthesizer(CountingSynthesizer):
             raise RuntimeError(SECRET)
         return super().voice_book(language)
 
-    def run(self, jobs):
+    def run(self, jobs, control=None):
         time.sleep(0.05)  # an engine takes a while: work is in flight for a moment
-        return super().run(jobs)
+        return super().run(jobs, control)
 
     def assemble(self, piece, results, engine_seconds):
         if "BOOM" in piece.text[piece.start : piece.end]:

@@ -1,4 +1,5 @@
-"""The scheduler's order, batching and cancellation, on a model double whose runs a test releases."""
+"""The scheduler's order, batching, cancellation and preemption, on a model double whose runs a
+test releases."""
 
 import asyncio
 import threading
@@ -6,6 +7,8 @@ import threading
 import numpy as np
 import pytest
 
+from tts_server import scheduler as scheduler_module
+from tts_server.engine.backend import Interrupted
 from tts_server.engine.tokens import Job
 from tts_server.scheduler import Scheduler
 from waiting import until as until_condition
@@ -14,14 +17,35 @@ from waiting import until as until_condition
 class GatedRunner:
     """Records each batch (as the job lengths it got) and holds it until the test releases it."""
 
+    interruptible = False
+
     def __init__(self, max_batch=1):
         self.max_batch = max_batch
         self.batches = []
         self.release = threading.Semaphore(0)
 
-    def run(self, jobs):
+    def run(self, jobs, control=None):
         self.batches.append([len(job.ids) for job in jobs])
         self.release.acquire(timeout=10)
+        return [len(job.ids) for job in jobs]
+
+
+class InterruptibleRunner(GatedRunner):
+    """Also ends a run when the scheduler interrupts it, as the real backends do."""
+
+    interruptible = True
+
+    def __init__(self):
+        super().__init__()
+        self.interrupted = []
+
+    def run(self, jobs, control=None):
+        self.batches.append([len(job.ids) for job in jobs])
+        control.on_interrupt(self.release.release)
+        self.release.acquire(timeout=10)
+        if control.interrupted:
+            self.interrupted.append([len(job.ids) for job in jobs])
+            raise Interrupted
         return [len(job.ids) for job in jobs]
 
 
@@ -29,9 +53,9 @@ def job(length):
     return Job(tuple(range(length)), np.zeros(256, np.float32), 1.0)
 
 
-async def started(max_batch=1):
-    scheduler = Scheduler()
-    scheduler.runner = GatedRunner(max_batch)
+async def started(max_batch=1, runner=None, preemption=True):
+    scheduler = Scheduler(preemption)
+    scheduler.runner = runner or GatedRunner(max_batch)
     scheduler.start()
     return scheduler
 
@@ -99,7 +123,7 @@ async def test_a_batch_takes_urgent_jobs_of_similar_length():
 
 async def test_a_failed_model_run_fails_each_waiting_piece():
     class Failing(GatedRunner):
-        def run(self, jobs):
+        def run(self, jobs, control=None):
             raise RuntimeError("model exploded")
 
     scheduler = Scheduler()
@@ -107,4 +131,94 @@ async def test_a_failed_model_run_fails_each_waiting_piece():
     scheduler.start()
     with pytest.raises(RuntimeError, match="model exploded"):
         await scheduler.run([job(3)], scheduler.open_stream("s"), first=True)
+    await scheduler.stop()
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    """The scheduler's model-run clock, set by the test: `clock[0] = seconds`."""
+    now = [0.0]
+    monkeypatch.setattr(scheduler_module, "clock", lambda: now[0])
+    return now
+
+
+async def test_a_first_piece_interrupts_a_barely_started_piece_which_then_runs_again_unstoppable(clock):
+    scheduler = await started(runner=InterruptibleRunner())
+    runner = scheduler.runner
+    a, b, c = (scheduler.open_stream(name) for name in "abc")
+    later = asyncio.ensure_future(scheduler.run([job(40)], a, first=False))
+    await until(lambda: runner.batches)
+    first = asyncio.ensure_future(scheduler.run([job(10)], b, first=True))
+    await until(lambda: len(runner.batches) == 2)
+    assert runner.interrupted == [[40]] and runner.batches == [[40], [10]], "the first piece went first at once"
+    runner.release.release()
+    assert (await first)[0] == [10]
+    await until(lambda: len(runner.batches) == 3)  # the stopped piece, back on the model
+    another = asyncio.ensure_future(scheduler.run([job(12)], c, first=True))
+    await until(lambda: scheduler.queued_first_pieces == 1)
+    assert runner.interrupted == [[40]], "a piece is stopped once at most"
+    runner.release.release()
+    assert (await later)[0] == [40], "the stopped piece's result arrives as if nothing happened"
+    runner.release.release()
+    assert (await another)[0] == [12]
+    assert runner.batches == [[40], [10], [40], [12]]
+    assert scheduler.interruptions == {"first piece": 1}
+    await scheduler.stop()
+
+
+async def test_a_first_piece_waits_for_a_run_past_half_its_predicted_time(clock):
+    scheduler = await started(runner=InterruptibleRunner())
+    runner = scheduler.runner
+    measured = asyncio.ensure_future(scheduler.run([job(10)], scheduler.open_stream("m"), first=True))
+    await until(lambda: runner.batches)
+    clock[0] = 1.0  # 10 tokens in 1 s: a 40-token run is predicted to take 4 s
+    runner.release.release()
+    await measured
+    later = asyncio.ensure_future(scheduler.run([job(40)], scheduler.open_stream("a"), first=False))
+    await until(lambda: len(runner.batches) == 2)
+    clock[0] = 4.0  # 3 of its 4 predicted seconds done
+    first = asyncio.ensure_future(scheduler.run([job(10)], scheduler.open_stream("b"), first=True))
+    await until(lambda: scheduler.queued_first_pieces == 1)
+    assert not runner.interrupted and not scheduler.interruptions, "finishing is cheaper than starting over"
+    runner.release.release()
+    runner.release.release()
+    await asyncio.gather(later, first)
+    assert runner.batches == [[10], [40], [10]]
+    await scheduler.stop()
+
+
+async def test_a_cancelled_response_frees_the_model_at_once():
+    scheduler = await started(runner=InterruptibleRunner())
+    runner = scheduler.runner
+    gone, other = scheduler.open_stream("gone"), scheduler.open_stream("other")
+    running = asyncio.ensure_future(scheduler.run([job(50)], gone, first=False))
+    await until(lambda: runner.batches)
+    kept = asyncio.ensure_future(scheduler.run([job(8)], other, first=False))
+    await until(lambda: scheduler._pending)
+    running.cancel()
+    scheduler.close_stream(gone)
+    await until(lambda: len(runner.batches) == 2)  # no release: the interrupt ended the run
+    assert runner.interrupted == [[50]] and scheduler.interruptions == {"cancelled": 1}
+    assert scheduler.active_streams == 1, "the cancelled stream's slot is back once its run stopped"
+    runner.release.release()
+    assert (await kept)[0] == [8]
+    assert runner.batches == [[50], [8]], "the cancelled piece never ran again"
+    await scheduler.stop()
+
+
+async def test_with_preemption_off_a_first_piece_waits_but_a_cancel_still_frees_the_model(clock):
+    scheduler = await started(runner=InterruptibleRunner(), preemption=False)
+    runner = scheduler.runner
+    gone = scheduler.open_stream("gone")
+    running = asyncio.ensure_future(scheduler.run([job(40)], gone, first=False))
+    await until(lambda: runner.batches)
+    first = asyncio.ensure_future(scheduler.run([job(10)], scheduler.open_stream("b"), first=True))
+    await until(lambda: scheduler.queued_first_pieces == 1)
+    assert not runner.interrupted, "PREEMPTION=off: the barely started piece runs on"
+    running.cancel()
+    scheduler.close_stream(gone)
+    await until(lambda: len(runner.batches) == 2)
+    assert runner.interrupted == [[40]] and scheduler.interruptions == {"cancelled": 1}
+    runner.release.release()
+    assert (await first)[0] == [10]
     await scheduler.stop()

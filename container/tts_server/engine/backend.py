@@ -4,7 +4,8 @@ language-blind, like Kokoro itself: token ids and a style vector in, audio and d
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -22,6 +23,37 @@ class Inference:
     durations: np.ndarray  # int, len(ids) + 2; audio length == 600 * sum
 
 
+class Interrupted(Exception):
+    """A model run stopped part-way because its RunControl was interrupted."""
+
+
+class RunControl:
+    """The scheduler's handle on one model run: `interrupt()`, from any thread, stops it soon.
+
+    A backend registers how to stop the part it is starting (`on_interrupt`) and raises
+    Interrupted when that stop took effect; asking again after the run ended does nothing.
+    """
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._stops: list[Callable[[], None]] = []
+        self.interrupted = False
+
+    def interrupt(self) -> None:
+        with self._lock:
+            self.interrupted = True
+            stops = list(self._stops)
+        for stop in stops:
+            stop()
+
+    def on_interrupt(self, stop: Callable[[], None]) -> None:
+        """Call `stop` on interrupt; raises Interrupted at once if that was already asked."""
+        with self._lock:
+            if self.interrupted:
+                raise Interrupted
+            self._stops.append(stop)
+
+
 class AcousticBackend(Protocol):
     name: str
     device: str  # where inference runs: "cpu" or "cuda"
@@ -29,4 +61,7 @@ class AcousticBackend(Protocol):
     vocab: Mapping[str, int]
     voices: Mapping[str, np.ndarray]  # Kokoro voice id ("af_heart") -> style pack (max_tokens, 256)
 
-    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float) -> Inference: ...
+    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
+              control: RunControl | None = None) -> Inference:
+        """Raises Interrupted when `control` is interrupted before the run ends."""
+        ...

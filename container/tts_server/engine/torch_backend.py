@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from .backend import SAMPLES_PER_DURATION_UNIT, Inference
+from .backend import SAMPLES_PER_DURATION_UNIT, Inference, Interrupted, RunControl
 from .batched_forward import forward_batch
 from .model_dir import ModelDir, ModelDirError
 
@@ -60,6 +60,12 @@ class TorchBackend:
             reason = " ".join(str(error).split())[:300]
             raise ModelDirError(f"{model_dir.weights}: state dict does not load ({reason})") from None
         self.model = model.to(self.device).eval()
+        # Interruption: each convolution and LSTM first checks the run's control, so a run stops
+        # within one layer (the scheduler's preemption; see scheduler.py).
+        self._control: RunControl | None = None
+        for module in self.model.modules():
+            if isinstance(module, (torch.nn.Conv1d, torch.nn.ConvTranspose1d, torch.nn.LSTM)):
+                module.register_forward_pre_hook(self._stop_if_interrupted)
         self.max_tokens = model.context_length - 2  # the two pads
         self._voices = {path.stem: _voice_pack(path) for path in model_dir.voice_files}
 
@@ -67,20 +73,35 @@ class TorchBackend:
     def voices(self) -> Mapping[str, np.ndarray]:
         return self._voices
 
-    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float) -> Inference:
+    def _stop_if_interrupted(self, module, args) -> None:
+        if self._control is not None and self._control.interrupted:
+            raise Interrupted
+
+    def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
+              control: RunControl | None = None) -> Inference:
         ids = torch.tensor([[0, *token_ids, 0]], dtype=torch.long, device=self.device)
         ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, 256)).to(self.device)
-        with torch.inference_mode():
-            audio, durations = self.model.forward_with_tokens(ids, ref_s, speed)
+        self._control = control
+        try:
+            with torch.inference_mode():
+                audio, durations = self.model.forward_with_tokens(ids, ref_s, speed)
+        finally:
+            self._control = None
         audio = audio.float().cpu().numpy().reshape(-1)
         durations = durations.cpu().numpy().reshape(-1)
         assert len(audio) == SAMPLES_PER_DURATION_UNIT * int(durations.sum()), "audio/durations mismatch"
         return Inference(audio=audio, durations=durations)
 
 
-    def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]]) -> list[Inference]:
+    def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]],
+                    control: RunControl | None = None) -> list[Inference]:
         """Pieces of different sessions in one padded batch, each equal to its batch-1 result."""
-        return [Inference(audio=audio, durations=durations) for audio, durations in forward_batch(self.model, list(items))]
+        self._control = control
+        try:
+            rows = forward_batch(self.model, list(items))
+        finally:
+            self._control = None
+        return [Inference(audio=audio, durations=durations) for audio, durations in rows]
 
 
 def _voice_pack(path) -> np.ndarray:

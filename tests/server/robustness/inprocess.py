@@ -52,7 +52,7 @@ class CountingSynthesizer:
     def prepare(self, text, start, end, style, speed, language):
         return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
 
-    def run(self, jobs):
+    def run(self, jobs, control=None):
         return list(jobs)
 
     def assemble(self, piece, results, engine_seconds):

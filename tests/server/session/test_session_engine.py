@@ -38,7 +38,7 @@ class ScriptedSynthesizer:
         job = Job(tuple(range(end - start)), style, speed)
         return Piece(text, start, end, [], [], [job], 0.0)
 
-    def run(self, jobs):
+    def run(self, jobs, control=None):
         return [self._infer(job) for job in jobs]
 
     def _infer(self, job):
