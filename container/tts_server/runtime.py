@@ -86,6 +86,7 @@ class ModelRuntime:
         self.synthesizer = synthesizer
         self.profile = profile
         self.scheduler.runner = synthesizer.runner
+        self.scheduler.measured(profile)
         self._ready.set()
         backend = synthesizer.backend
         speeds = ", ".join(f"batch {size}: {factor:.2f}" for size, factor in profile.items())

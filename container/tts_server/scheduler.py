@@ -5,7 +5,8 @@ it alone decides the order and the batches, and runs them on its one model threa
 - a response's first piece before anything else (time to first audio), in arrival order;
 - then the piece whose stream runs dry soonest: playback start + audio already handed out;
 - a batch takes the most urgent job and, up to the runner's batch size, the next most urgent
-  ones of a similar length (padding is wasted work).
+  ones of a similar length (padding is wasted work); a first piece takes only as many
+  batch-mates as delay it little (on a CPU a batch of b costs b runs: it runs alone).
 A cancelled or departed response's queued jobs are dropped at once; a running job's result is
 dropped when it comes back, and the stream stays counted as load until then.
 
@@ -33,6 +34,7 @@ from .engine.tokens import Job
 
 log = logging.getLogger(__name__)
 PADDING_RATIO = 2.0  # a batch-mate may be at most this much longer or shorter than the head job
+FIRST_PIECE_DELAY = 1.25  # a first piece's batch may take at most this much longer than it alone
 COST_SMOOTHING = 0.2  # weight of the latest run in the model-seconds-per-token estimate
 clock = time.perf_counter  # model-run timing (a module name so tests can drive it)
 
@@ -86,6 +88,7 @@ class Scheduler:
         self._running: list[_Work] = []
         self._control: RunControl | None = None  # the running batch's
         self._seconds_per_token: float | None = None  # model time per token of a batch's longest job
+        self.first_piece_batch: int | None = None  # batch size limit when a first piece leads (None: the runner's)
 
     # lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -97,6 +100,13 @@ class Scheduler:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         self._thread.shutdown(wait=False, cancel_futures=True)
+
+    def measured(self, profile: dict[int, float]) -> None:
+        """The warm-up's engine seconds per audio second at each batch size: a first piece's batch
+        is the largest that runs at most FIRST_PIECE_DELAY times as long as one piece alone."""
+        if 1 in profile:
+            self.first_piece_batch = max(size for size, rtf in profile.items()
+                                         if size == 1 or size * rtf <= FIRST_PIECE_DELAY * profile[1])
 
     # what renderers call ----------------------------------------------------------------------
     def open_stream(self, name: str) -> Stream:
@@ -179,9 +189,12 @@ class Scheduler:
             self._pending = []
             return []
         head, size = live[0], len(live[0].job.ids)
+        limit = self.runner.max_batch
+        if head.first and self.first_piece_batch:
+            limit = min(limit, self.first_piece_batch)
         batch = [head]
         for work in live[1:]:
-            if len(batch) >= self.runner.max_batch:
+            if len(batch) >= limit:
                 break
             if size / PADDING_RATIO <= len(work.job.ids) <= size * PADDING_RATIO:
                 batch.append(work)

@@ -222,3 +222,29 @@ async def test_with_preemption_off_a_first_piece_waits_but_a_cancel_still_frees_
     runner.release.release()
     assert (await first)[0] == [10]
     await scheduler.stop()
+
+
+@pytest.mark.parametrize("profile, first_piece_batch", [
+    ({1: 0.30, 2: 0.30, 4: 0.31}, 1),  # a CPU: a batch of b takes b times as long
+    ({1: 0.10, 2: 0.055, 4: 0.03, 8: 0.016, 16: 0.012}, 4),  # a GPU: 4 together take 1.2x one alone
+    ({1: 0.10}, 1),
+])
+def test_a_first_piece_takes_only_batch_mates_that_delay_it_little(profile, first_piece_batch):
+    scheduler = Scheduler()
+    scheduler.measured(profile)
+    assert scheduler.first_piece_batch == first_piece_batch
+
+
+async def test_a_first_piece_runs_alone_where_batching_costs_it_time():
+    scheduler = await started(max_batch=3)
+    scheduler.measured({1: 0.3, 2: 0.3})
+    blocker = asyncio.ensure_future(scheduler.run([job(50)], scheduler.open_stream("b"), first=True))
+    await until(lambda: scheduler.runner.batches)
+    waiting = [asyncio.ensure_future(scheduler.run([job(n)], scheduler.open_stream(str(n)), first))
+               for n, first in ((40, True), (42, False), (45, False))]
+    await until(lambda: len(scheduler._pending) == 3)
+    for _ in range(3):
+        scheduler.runner.release.release()
+    await asyncio.gather(blocker, *waiting)
+    assert scheduler.runner.batches == [[50], [40], [42, 45]], "later pieces still share a run"
+    await scheduler.stop()
