@@ -113,7 +113,7 @@ class Admission:
             "sessions": self.sessions.in_use,
             "max_sessions": self.sessions.limit,
             "streams": self._runtime.scheduler.active_streams,
-            "max_batch": self._runtime.scheduler.runner.max_batch if self._runtime.scheduler.runner else 1,
+            "max_batch": self._runtime.scheduler.max_batch,
             "batches": {str(size): count for size, count in sorted(self._runtime.scheduler.batch_sizes.items())},
             "interruptions": dict(self._runtime.scheduler.interruptions),
             "predicted_first_audio_ms": round(self.predicted_first_audio_s() * 1000),

@@ -4,9 +4,12 @@ Renderers hand it a piece's jobs (a sentence, already through G2P) and await the
 it alone decides the order and the batches, and runs them on its one model thread:
 - a response's first piece before anything else (time to first audio), in arrival order;
 - then the piece whose stream runs dry soonest: playback start + audio already handed out;
-- a batch takes the most urgent job and, up to the runner's batch size, the next most urgent
-  ones of a similar length (padding is wasted work); a first piece takes only as many
-  batch-mates as delay it little (on a CPU a batch of b costs b runs: it runs alone).
+- a batch takes the most urgent job and, up to the batch size that pays (below), the next most
+  urgent ones of a similar length (padding is wasted work); a first piece takes only as many
+  batch-mates as delay it little.
+Which batch sizes pay comes from the warm-up's timings: a size is used only where it costs each
+piece clearly less than running alone (on a GPU; on a CPU a batch of b costs b runs or more, so
+pieces run one by one there).
 A cancelled or departed response's queued jobs are dropped at once; a running job's result is
 dropped when it comes back, and the stream stays counted as load until then.
 
@@ -34,6 +37,7 @@ from .engine.tokens import Job
 
 log = logging.getLogger(__name__)
 PADDING_RATIO = 2.0  # a batch-mate may be at most this much longer or shorter than the head job
+BATCH_GAIN = 0.8  # a batch size is used only if each piece costs at most this share of running alone
 FIRST_PIECE_DELAY = 1.25  # a first piece's batch may take at most this much longer than it alone
 COST_SMOOTHING = 0.2  # weight of the latest run in the model-seconds-per-token estimate
 clock = time.perf_counter  # model-run timing (a module name so tests can drive it)
@@ -88,7 +92,8 @@ class Scheduler:
         self._running: list[_Work] = []
         self._control: RunControl | None = None  # the running batch's
         self._seconds_per_token: float | None = None  # model time per token of a batch's longest job
-        self.first_piece_batch: int | None = None  # batch size limit when a first piece leads (None: the runner's)
+        self.batch_limit: int | None = None  # the largest batch that pays (None: the runner's)
+        self.first_piece_batch: int | None = None  # the same when a first piece leads
 
     # lifecycle -----------------------------------------------------------------------------
     def start(self) -> None:
@@ -102,11 +107,19 @@ class Scheduler:
         self._thread.shutdown(wait=False, cancel_futures=True)
 
     def measured(self, profile: dict[int, float]) -> None:
-        """The warm-up's engine seconds per audio second at each batch size: a first piece's batch
-        is the largest that runs at most FIRST_PIECE_DELAY times as long as one piece alone."""
-        if 1 in profile:
-            self.first_piece_batch = max(size for size, rtf in profile.items()
-                                         if size == 1 or size * rtf <= FIRST_PIECE_DELAY * profile[1])
+        """The warm-up's engine seconds per audio second at each batch size -> the batch limits."""
+        if 1 not in profile:
+            return
+        alone = profile[1]
+        self.batch_limit = max(size for size, rtf in profile.items() if size == 1 or rtf <= BATCH_GAIN * alone)
+        self.first_piece_batch = max(size for size, rtf in profile.items() if size <= self.batch_limit
+                                     and (size == 1 or size * rtf <= FIRST_PIECE_DELAY * alone))
+
+    @property
+    def max_batch(self) -> int:
+        """Pieces per model run at most, as used."""
+        runner_limit = self.runner.max_batch if self.runner else 1
+        return min(runner_limit, self.batch_limit or runner_limit)
 
     # what renderers call ----------------------------------------------------------------------
     def open_stream(self, name: str) -> Stream:
@@ -189,7 +202,7 @@ class Scheduler:
             self._pending = []
             return []
         head, size = live[0], len(live[0].job.ids)
-        limit = self.runner.max_batch
+        limit = self.max_batch
         if head.first and self.first_piece_batch:
             limit = min(limit, self.first_piece_batch)
         batch = [head]

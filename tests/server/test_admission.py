@@ -12,7 +12,7 @@ from tts_server.config import Settings
 
 def runtime(profile=None, queued_first=0, running=False):
     scheduler = SimpleNamespace(queued_first_pieces=queued_first, batch_started=1.0 if running else None,
-                                active_streams=0, runner=None, batch_sizes={}, interruptions={})
+                                active_streams=0, runner=None, max_batch=1, batch_sizes={}, interruptions={})
     return SimpleNamespace(profile=profile or {}, realtime_factor=(profile or {}).get(1), scheduler=scheduler)
 
 

@@ -224,20 +224,22 @@ async def test_with_preemption_off_a_first_piece_waits_but_a_cancel_still_frees_
     await scheduler.stop()
 
 
-@pytest.mark.parametrize("profile, first_piece_batch", [
-    ({1: 0.30, 2: 0.30, 4: 0.31}, 1),  # a CPU: a batch of b takes b times as long
-    ({1: 0.10, 2: 0.055, 4: 0.03, 8: 0.016, 16: 0.012}, 4),  # a GPU: 4 together take 1.2x one alone
-    ({1: 0.10}, 1),
+@pytest.mark.parametrize("profile, batch_limit, first_piece_batch", [
+    ({1: 0.30, 2: 0.30, 4: 0.31}, 1, 1),  # a CPU: a batch of b takes b times as long, so no batching
+    ({1: 0.10, 2: 0.09, 4: 0.085}, 1, 1),  # batching that saves too little to pay
+    ({1: 0.10, 2: 0.055, 4: 0.03, 8: 0.016, 16: 0.012}, 16, 4),  # a GPU: 4 together take 1.2x one alone
+    ({1: 0.10}, 1, 1),
 ])
-def test_a_first_piece_takes_only_batch_mates_that_delay_it_little(profile, first_piece_batch):
+def test_batch_sizes_are_used_where_the_warm_up_says_they_pay(profile, batch_limit, first_piece_batch):
     scheduler = Scheduler()
+    scheduler.runner = GatedRunner(max_batch=16)
     scheduler.measured(profile)
-    assert scheduler.first_piece_batch == first_piece_batch
+    assert (scheduler.max_batch, scheduler.first_piece_batch) == (batch_limit, first_piece_batch)
 
 
-async def test_a_first_piece_runs_alone_where_batching_costs_it_time():
+async def test_a_first_piece_runs_alone_where_batch_mates_would_delay_it():
     scheduler = await started(max_batch=3)
-    scheduler.measured({1: 0.3, 2: 0.3})
+    scheduler.measured({1: 0.3, 2: 0.2, 4: 0.1})  # batching pays, but a batch of 2 takes 1.33x one
     blocker = asyncio.ensure_future(scheduler.run([job(50)], scheduler.open_stream("b"), first=True))
     await until(lambda: scheduler.runner.batches)
     waiting = [asyncio.ensure_future(scheduler.run([job(n)], scheduler.open_stream(str(n)), first))

@@ -33,7 +33,8 @@ def pick_device(requested: str) -> str:
 
 class TorchBackend:
     name = "kokoro-82m-torch-fp32"
-    # Pieces of different sessions per model run (batched_forward.py); MAX_BATCH overrides.
+    # Pieces of different sessions per model run at most (batched_forward.py); MAX_BATCH overrides.
+    # The scheduler uses only the sizes that its warm-up timings show pay (none, on a CPU).
     DEFAULT_MAX_BATCH = {"cuda": 16, "cpu": 4}
 
     def __init__(self, model_dir: ModelDir, device: str = "auto", threads: int | None = None):
