@@ -1,6 +1,7 @@
 # Cross-session scheduler: the scaling curve (scripts/bench_scaling.py), both CPU engines.
 #   make bench-scaling                         N = 1, 2, 4, 8 sessions, 30 s each, onnx then torch
-#   BENCH_SCALING_ARGS="--levels 1,2,4 --seconds 40 --think 1"   (think: a random pause before each create)
+#   BENCH_SCALING_ARGS="--levels 1,2,4 --seconds 60 --think 1"   (think: a random pause before each create)
+#   BENCH_SCALING_ARGS="--no-preemption"   (PREEMPTION=off: first pieces never stop a running sentence)
 BENCH_SCALING_ARGS ?=
 REPORTS ?= reports
 
