@@ -10,14 +10,14 @@ it alone decides the order and the batches, and runs them on its one model threa
 Which batch sizes pay comes from the warm-up's timings: a size is used only where it costs each
 piece clearly less than running alone (on a GPU; on a CPU a batch of b costs b runs or more, so
 pieces run one by one there).
-A cancelled or departed response's queued jobs are dropped at once; a running job's result is
-dropped when it comes back, and the stream stays counted as load until then.
+A cancelled or departed response's queued jobs are dropped at once; its running job is stopped
+at once if no one else's job shares the run (else its result is dropped when it comes back);
+the stream counts as load until the model is free of it.
 
-Preemption, where the backend can interrupt a run (RunControl): a run is one whole sentence and
-takes up to seconds on a CPU, so a first piece that arrives behind it stops it, when the run
-has done less than half its predicted work; the stopped jobs go back to the queue in their
-place and are never stopped again, so each costs at most one half-done restart. A run whose
-every job belongs to a cancelled response stops at once.
+Preemption (RunControl: both backends stop a run within a layer): a run is one whole sentence,
+up to seconds on a CPU, so a first piece that arrives behind it stops it while the run has
+done less than half its predicted work; the stopped jobs go back to the queue in their place
+and are never stopped again, so each costs at most one half-done restart.
 """
 
 from __future__ import annotations
