@@ -166,26 +166,32 @@ class Scheduler:
         if control is None or control.interrupted or not getattr(self.runner, "interruptible", False):
             return
         if all(work.stream.closed for work in running):
-            self.interruptions["cancelled"] += 1  # nobody waits for this run: free the model now
-        elif not self.preemption or any(work.first or work.preempted for work in running):
-            return
-        elif not self.queued_first_pieces:
-            return
-        elif self._done_share(running) >= 0.5:
-            return  # finishing costs the first piece less than restarting costs the batch
+            reason = "cancelled"  # nobody waits for this run: free the model now
+        elif self._worth_preempting(running):
+            reason = "first piece"
         else:
-            self.interruptions["first piece"] += 1
+            return
+        self.interruptions[reason] += 1
         control.interrupt()
+
+    def _worth_preempting(self, running: list[_Work]) -> bool:
+        """A first piece waits, the run holds none and was never stopped, and finishing it would
+        cost the first piece more than restarting it costs the batch (less than half done)."""
+        if not self.preemption or not self.queued_first_pieces:
+            return False
+        if any(work.first or work.preempted for work in running):
+            return False
+        return self._done_share(running) < 0.5
 
     def _done_share(self, running: list[_Work]) -> float:
         """How much of the running batch's predicted model time has passed (0 when never measured)."""
         if self._seconds_per_token is None or self.batch_started is None:
             return 0.0
-        predicted = self._seconds_per_token * max(len(work.job.ids) for work in running)
+        predicted = self._seconds_per_token * _longest(running)
         return (clock() - self.batch_started) / max(predicted, 1e-6)
 
     def _learn_cost(self, batch: list[_Work], seconds: float) -> None:
-        observed = seconds / max(1, max(len(work.job.ids) for work in batch))
+        observed = seconds / max(1, _longest(batch))
         previous = self._seconds_per_token
         self._seconds_per_token = observed if previous is None else previous + COST_SMOOTHING * (observed - previous)
 
@@ -260,3 +266,8 @@ class Scheduler:
                     work.future.set_exception(result)
                 else:
                     work.future.set_result((result, seconds))
+
+
+def _longest(works: list[_Work]) -> int:
+    """Tokens of a batch's longest job: what its model time scales with."""
+    return max(len(work.job.ids) for work in works)
