@@ -34,7 +34,7 @@ from tqdm import tqdm
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the server package and the client's chunker
 from tts_server.app import create_app  # noqa: E402
-from tts_server.config import Settings  # noqa: E402
+from tts_server.settings import Settings  # noqa: E402
 
 SHORT = "こんにちは。"
 FIVE_SENTENCES = (

@@ -18,7 +18,7 @@ import uuid
 from collections.abc import AsyncIterable, AsyncIterator
 from dataclasses import dataclass
 
-from .chunker import SentenceChunker
+from tts_text.chunker import SentenceChunker
 from .events import AudioChunk, ResponseDone, TransportClosed
 from .session import Session, SessionError
 

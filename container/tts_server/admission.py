@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import math
 
-from .protocol.errors import ErrorCode, ProtocolError
+from .wire.errors import ErrorCode, ProtocolError
 from .runtime import ModelRuntime
+from .scheduler import Load
 
 FIRST_PIECE_AUDIO_S = 2.0  # a typical first piece (the fast first fragment), for the prediction
 OVERLOADED_MESSAGE = "server at capacity, retry later"
@@ -82,20 +83,17 @@ class Admission:
             return 1  # not measured (yet): nothing is admitted before the model is ready anyway
         return max(1, max(math.floor(1 / rtf) for rtf in profile.values()))
 
-    def _work_ahead(self) -> int:
-        scheduler = self._runtime.scheduler
-        return scheduler.queued_first_pieces + (1 if scheduler.batch_started is not None else 0)
-
-    def predicted_first_audio_s(self) -> float:
+    def predicted_first_audio_s(self, load: Load | None = None) -> float:
         """When new work would start speaking: the first pieces queued before it, the batch on the
         model now, then its own first piece, each about a first piece's worth of model time."""
-        return (self._work_ahead() + 1) * (self._runtime.realtime_factor or 0.0) * FIRST_PIECE_AUDIO_S
+        load = load or self._runtime.scheduler.load()
+        return (load.work_ahead + 1) * (self._runtime.realtime_factor or 0.0) * FIRST_PIECE_AUDIO_S
 
     def _late(self) -> bool:
         """First pieces already wait in line and new work would start speaking past the target.
         Without such a queue the engine takes work, however slow it is."""
-        queued = self._runtime.scheduler.queued_first_pieces > 0
-        return queued and self.predicted_first_audio_s() > self._target_first_audio_s
+        load = self._runtime.scheduler.load()
+        return load.queued_first_pieces > 0 and self.predicted_first_audio_s(load) > self._target_first_audio_s
 
     def overloaded(self) -> ProtocolError:
         return ProtocolError(ErrorCode.SERVICE_OVERLOADED, OVERLOADED_MESSAGE, retry_after=self.retry_after_s)
@@ -107,14 +105,15 @@ class Admission:
 
     def snapshot(self) -> dict:
         """What /ping reports: work in progress against capacity."""
+        load = self._runtime.scheduler.load()
         return {
             "syntheses": self.syntheses.in_use,
             "max_syntheses": self.syntheses.limit,
             "sessions": self.sessions.in_use,
             "max_sessions": self.sessions.limit,
-            "streams": self._runtime.scheduler.active_streams,
-            "max_batch": self._runtime.scheduler.max_batch,
-            "batches": {str(size): count for size, count in sorted(self._runtime.scheduler.batch_sizes.items())},
-            "interruptions": dict(self._runtime.scheduler.interruptions),
-            "predicted_first_audio_ms": round(self.predicted_first_audio_s() * 1000),
+            "streams": load.active_streams,
+            "max_batch": load.max_batch,
+            "batches": {str(size): count for size, count in load.batch_sizes.items()},
+            "interruptions": load.interruptions,
+            "predicted_first_audio_ms": round(self.predicted_first_audio_s(load) * 1000),
         }

@@ -1,4 +1,5 @@
-"""The Starlette application: SageMaker's container contract (SPEC §2)."""
+"""The Starlette application: SageMaker's container contract (SPEC §2), and the client families'
+own paths from the registry (families/__init__.py)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,15 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
 
 from .admission import Admission
-from .config import Settings
 from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
+from .families import REGISTERED
 from .lifecycle import Lifecycle
 from .runtime import ModelRuntime
-from .transport.http import bulbul_rest, bulbul_stream, invocations
+from .settings import Settings
+from .transport.family import Families
 from .transport.http_errors import EXCEPTION_HANDLERS
+from .transport.invocations import invocations
 from .transport.websocket import bidirectional_stream
 
 
@@ -33,14 +36,16 @@ async def ping(request: Request) -> JSONResponse:
     return JSONResponse({"status": "loading"}, status_code=503)
 
 
-def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = None) -> Starlette:
-    settings = settings or Settings.from_env()
+def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = None,
+               families: Families = REGISTERED) -> Starlette:
+    settings = (settings or Settings.from_env()).with_model_aliases(families.model_ids)
     runtime = runtime or ModelRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
                                   settings.pauses, settings.max_batch,
                                   list(settings.languages) if settings.languages else None),
         fast_first_fragment=settings.fast_first_fragment,
-        preemption=settings.preemption,
+        preemption=settings.preemption == "on",
+        load_gate=settings.tts_load_gate,
     )
 
     @contextlib.asynccontextmanager
@@ -55,17 +60,15 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
             Route("/invocations", invocations, methods=["POST"]),
             WebSocketRoute("/invocations-bidirectional-stream", bidirectional_stream),
             *demo_routes(),
-            # Bulbul's own paths, so its SDK works with only its base URL pointed here.
-            Route("/text-to-speech", bulbul_rest, methods=["POST"]),
-            Route("/text-to-speech/stream", bulbul_stream, methods=["POST"]),
-            WebSocketRoute("/text-to-speech/ws", bidirectional_stream),
+            *families.routes,
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
     app.state.settings = settings
+    app.state.families = families
     app.state.runtime = runtime
     app.state.lifecycle = Lifecycle(settings.shutdown_deadline_s)
-    app.state.admission = Admission(runtime, settings.max_syntheses, settings.max_sessions,
+    app.state.admission = Admission(runtime, settings.max_concurrent_syntheses, settings.max_sessions,
                                     settings.overload_retry_after_s, settings.target_first_audio_ms)
     return app

@@ -9,7 +9,7 @@ import signal
 import uvicorn
 
 from .app import create_app
-from .config import Settings
+from .settings import Settings
 
 log = logging.getLogger(__name__)
 

@@ -28,8 +28,9 @@ class ModelRuntime:
     """
 
     def __init__(self, load: Callable[[], Synthesizer], codec_workers: int = 2, text_workers: int = 2,
-                 fast_first_fragment: int | None = 10, preemption: bool = True):
+                 fast_first_fragment: int | None = 10, preemption: bool = True, load_gate: str | None = None):
         self._load = load
+        self._load_gate = load_gate  # tests only (TTS_LOAD_GATE): loading waits until this file exists
         self.scheduler = Scheduler(preemption)
         self.text = ThreadPoolExecutor(text_workers, thread_name_prefix="text")
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
@@ -67,9 +68,8 @@ class ModelRuntime:
         threading.Thread(target=self._load_and_warm_up, name="model-loader", daemon=True).start()
 
     def _load_and_warm_up(self) -> None:
-        # Tests only: loading waits until this file exists, so "still loading" is a state a
-        # test controls instead of a race it hopes to win.
-        while (gate := os.environ.get("TTS_LOAD_GATE")) and not os.path.exists(gate):
+        # "Still loading" is then a state a test controls instead of a race it hopes to win.
+        while self._load_gate and not os.path.exists(self._load_gate):
             time.sleep(0.05)
         began = time.perf_counter()
         try:

@@ -10,9 +10,10 @@ it alone decides the order and the batches, and runs them on its one model threa
 Which batch sizes pay comes from the warm-up's timings: a size is used only where it costs each
 piece clearly less than running alone (on a GPU; on a CPU a batch of b costs b runs or more, so
 pieces run one by one there).
-A cancelled or departed response's queued jobs are dropped at once; its running job is stopped
-at once if no one else's job shares the run (else its result is dropped when it comes back);
-the stream counts as load until the model is free of it.
+A cancelled or departed response ends its stream with `finish_stream`, the one place a stream's
+state is freed: its queued jobs are dropped at once, its running job is stopped at once if no one
+else's job shares the run (else its result is dropped when it comes back), and the stream counts
+as load until the model is free of it. Each model run ends in one `RunOutcome`.
 
 Preemption (RunControl: both backends stop a run within a layer): a run is one whole sentence,
 up to seconds on a CPU, so a first piece that arrives behind it stops it while the run has
@@ -30,6 +31,7 @@ from collections import Counter
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from .engine.backend import Inference, Interrupted, RunControl
 from .engine.runner import ModelRunner
@@ -63,6 +65,37 @@ class Stream:
         return (self.playback_start or self.created) + self.audio_s
 
 
+class Outcome(StrEnum):
+    COMPLETED = "completed"  # every job has its inference
+    INTERRUPTED = "interrupted"  # stopped (preemption or nobody waiting): the jobs go back in line
+    FAILED = "failed"  # the run raised: every waiting renderer reports a failed response
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    outcome: Outcome
+    seconds: float
+    inferences: list[Inference] = field(default_factory=list)
+    error: Exception | None = None
+
+
+@dataclass(frozen=True)
+class Load:
+    """What admission control and /ping read of the scheduler, at one moment."""
+
+    queued_first_pieces: int  # first pieces waiting for the model
+    running: bool  # a batch is on the model now
+    active_streams: int
+    max_batch: int
+    batch_sizes: dict[int, int]
+    interruptions: dict[str, int]
+
+    @property
+    def work_ahead(self) -> int:
+        """First pieces a new response's first piece would wait behind, the running batch included."""
+        return self.queued_first_pieces + (1 if self.running else 0)
+
+
 @dataclass(eq=False)
 class _Work:
     job: Job
@@ -87,7 +120,7 @@ class Scheduler:
         self._task: asyncio.Task | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="model")
         self.batch_sizes: Counter[int] = Counter()  # how often each batch size ran
-        self.batch_started: float | None = None  # when the running batch began (prediction)
+        self._batch_started: float | None = None  # when the running batch began (preemption's clock)
         self.interruptions: Counter[str] = Counter()  # runs stopped: "first piece" or "cancelled"
         self._running: list[_Work] = []
         self._control: RunControl | None = None  # the running batch's
@@ -127,7 +160,8 @@ class Scheduler:
         self._streams.add(stream)
         return stream
 
-    def close_stream(self, stream: Stream) -> None:
+    def finish_stream(self, stream: Stream) -> None:
+        """The stream is over (done, cancelled or its client gone): free its state everywhere here."""
         stream.closed = True
         self._drop(stream)
         if not stream.running:
@@ -151,6 +185,10 @@ class Scheduler:
         return [inference for inference, _ in results], sum(seconds for _, seconds in results)
 
     # what admission asks ------------------------------------------------------------------------
+    def load(self) -> Load:
+        return Load(self.queued_first_pieces, self._batch_started is not None, self.active_streams, self.max_batch,
+                    dict(sorted(self.batch_sizes.items())), dict(self.interruptions))
+
     @property
     def active_streams(self) -> int:
         """Responses speaking now, and cancelled ones whose job is still on the model."""
@@ -185,10 +223,10 @@ class Scheduler:
 
     def _done_share(self, running: list[_Work]) -> float:
         """How much of the running batch's predicted model time has passed (0 when never measured)."""
-        if self._seconds_per_token is None or self.batch_started is None:
+        if self._seconds_per_token is None or self._batch_started is None:
             return 0.0
         predicted = self._seconds_per_token * _longest(running)
-        return (clock() - self.batch_started) / max(predicted, 1e-6)
+        return (clock() - self._batch_started) / max(predicted, 1e-6)
 
     def _learn_cost(self, batch: list[_Work], seconds: float) -> None:
         observed = seconds / max(1, _longest(batch))
@@ -222,34 +260,14 @@ class Scheduler:
         return batch
 
     async def _loop(self) -> None:
-        loop = asyncio.get_running_loop()
         while True:
             await self._wake.wait()
             batch = self._next_batch()
             if not batch:
                 self._wake.clear()
                 continue
-            for work in batch:
-                work.stream.running += 1
-            self.batch_sizes[len(batch)] += 1
-            self._running, self._control = batch, RunControl()
-            self.batch_started = began = clock()
-            try:
-                results = await loop.run_in_executor(self._thread, self.runner.run, [w.job for w in batch],
-                                                     self._control)
-            except Interrupted:
-                results = None
-            except Exception as error:  # noqa: BLE001 - each waiting renderer reports it as a failed response
-                log.error("model run failed for a batch of %d", len(batch), exc_info=error)
-                results = [error] * len(batch)
-            finally:
-                self.batch_started, self._running, self._control = None, [], None
-                for work in batch:
-                    work.stream.running -= 1
-                    if work.stream.closed and not work.stream.running:
-                        self._streams.discard(work.stream)
-            seconds = clock() - began
-            if results is None:  # interrupted: whoever still waits goes back in line, in its place
+            outcome = await self._execute(batch)
+            if outcome.outcome is Outcome.INTERRUPTED:  # whoever still waits goes back in line, in its place
                 for work in batch:
                     if work.stream.closed:
                         work.future.cancel()
@@ -257,15 +275,38 @@ class Scheduler:
                         work.preempted = True
                         self._pending.append(work)
                 continue
-            if not any(isinstance(result, Exception) for result in results):
-                self._learn_cost(batch, seconds)
-            for work, result in zip(batch, results, strict=True):
+            if outcome.outcome is Outcome.COMPLETED:
+                self._learn_cost(batch, outcome.seconds)
+            for i, work in enumerate(batch):
                 if work.future.done():
                     continue  # cancelled while it ran: its result goes nowhere
-                if isinstance(result, Exception):
-                    work.future.set_exception(result)
+                if outcome.outcome is Outcome.FAILED:
+                    work.future.set_exception(outcome.error)
                 else:
-                    work.future.set_result((result, seconds))
+                    work.future.set_result((outcome.inferences[i], outcome.seconds))
+
+    async def _execute(self, batch: list[_Work]) -> RunOutcome:
+        """One model run on the model thread, its jobs' streams counted as running meanwhile."""
+        for work in batch:
+            work.stream.running += 1
+        self.batch_sizes[len(batch)] += 1
+        self._running, self._control = batch, RunControl()
+        self._batch_started = began = clock()
+        try:
+            inferences = await asyncio.get_running_loop().run_in_executor(
+                self._thread, self.runner.run, [w.job for w in batch], self._control)
+            return RunOutcome(Outcome.COMPLETED, clock() - began, inferences)
+        except Interrupted:
+            return RunOutcome(Outcome.INTERRUPTED, clock() - began)
+        except Exception as error:  # noqa: BLE001 - each waiting renderer reports it as a failed response
+            log.error("model run failed for a batch of %d", len(batch), exc_info=error)
+            return RunOutcome(Outcome.FAILED, clock() - began, error=error)
+        finally:
+            self._batch_started, self._running, self._control = None, [], None
+            for work in batch:
+                work.stream.running -= 1
+                if work.stream.closed and not work.stream.running:
+                    self._streams.discard(work.stream)
 
 
 def _longest(works: list[_Work]) -> int:

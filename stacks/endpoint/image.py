@@ -1,4 +1,4 @@
-"""The container image, built from the repo root with only container/ and tts_client/.
+"""The container image, built from the repo root with only container/ and tts_text/.
 
 SageMaker CreateModel accepts only a single-platform Docker v2 (schema 2) manifest. The
 CDK CLI already sets BUILDX_NO_DEFAULT_ATTESTATIONS=1 for its `docker build`, which
@@ -18,7 +18,7 @@ from constructs import Construct
 from stacks.nag import acknowledge
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# The server imports the shared sentence chunker from tts_client/, so the build context
+# The server imports the shared sentence chunker from tts_text/, so the build context
 # is the repo root; everything but these two directories stays out of it (and out of
 # the asset hash). The repo-root .dockerignore says the same for a manual `docker build`.
 # `docker build --output=...` as cdk-assets passes it: SageMaker-compatible media types.
@@ -26,7 +26,7 @@ BUILD_OUTPUTS = ["type=docker,oci-mediatypes=false"]
 BUILD_CONTEXT_EXCLUDE = [
     "*",
     "!container",
-    "!tts_client",
+    "!tts_text",
     "**/__pycache__",
     "**/*.pyc",
     "**/*.egg-info",

@@ -1,11 +1,11 @@
-"""The page's agent mode cuts a token stream with a JavaScript port of tts_client.chunker:
+"""The page's agent mode cuts a token stream with a JavaScript port of tts_text.chunker:
 run both on the same texts and the same token splits, in the browser, and compare."""
 
 from __future__ import annotations
 
 import random
 
-from tts_client.chunker import SentenceChunker
+from tts_text.chunker import SentenceChunker
 
 TEXTS = [
     "Mr. Smith paid $29.50 for it. Then he left... quietly! ",

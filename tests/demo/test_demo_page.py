@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from demo_page import set_range, speak, wait_finished, wait_until
-from tts_client.chunker import SentenceChunker
+from tts_text.chunker import SentenceChunker
 from tts_client.events import ErrorEvent
 from tts_client.session import Session
 

@@ -7,12 +7,20 @@ from types import SimpleNamespace
 import pytest
 
 from tts_server.admission import FIRST_PIECE_AUDIO_S, Admission
-from tts_server.config import Settings
+from tts_server.scheduler import Load
+from tts_server.settings import Settings
+
+
+class FakeScheduler(SimpleNamespace):
+    """What admission reads of the scheduler: its load, at one moment."""
+
+    def load(self) -> Load:
+        return Load(self.queued_first_pieces, self.running, active_streams=0, max_batch=1, batch_sizes={},
+                    interruptions={})
 
 
 def runtime(profile=None, queued_first=0, running=False):
-    scheduler = SimpleNamespace(queued_first_pieces=queued_first, batch_started=1.0 if running else None,
-                                active_streams=0, runner=None, max_batch=1, batch_sizes={}, interruptions={})
+    scheduler = FakeScheduler(queued_first_pieces=queued_first, running=running)
     return SimpleNamespace(profile=profile or {}, realtime_factor=(profile or {}).get(1), scheduler=scheduler)
 
 
@@ -100,8 +108,8 @@ def test_settings_read_the_environment(monkeypatch):
     monkeypatch.setenv("TARGET_FIRST_AUDIO_MS", "800")
     monkeypatch.setenv("MAX_BATCH", "8")
     settings = Settings.from_env()
-    assert (settings.max_syntheses, settings.max_sessions, settings.overload_retry_after_s, settings.model_id) == (
+    assert (settings.max_concurrent_syntheses, settings.max_sessions, settings.overload_retry_after_s, settings.model_id) == (
         6, 20, 2, "kokoro-custom")
     assert (settings.target_first_audio_ms, settings.max_batch) == (800, 8)
     monkeypatch.setenv("MAX_CONCURRENT_SYNTHESES", "0")  # 0: derive it
-    assert Settings.from_env().max_syntheses is None
+    assert Settings.from_env().max_concurrent_syntheses is None

@@ -23,7 +23,7 @@ from waiting import until_sync
 
 from tts_client.sse import SSEReader
 from tts_server.app import create_app
-from tts_server.config import Settings
+from tts_server.settings import Settings
 from tts_server.runtime import ModelRuntime
 
 SECRET = "secret /internal/path/engine.py"

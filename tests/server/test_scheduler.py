@@ -91,7 +91,7 @@ async def test_a_cancelled_response_leaves_the_queue_at_once_and_its_running_res
     await until(lambda: len(scheduler._pending) == 2)
     running.cancel()
     queued.cancel()
-    scheduler.close_stream(gone)
+    scheduler.finish_stream(gone)
     await until(lambda: len(scheduler._pending) == 1)
     assert scheduler.active_streams == 2, "the cancelled stream counts until the model is free of it"
     scheduler.runner.release.release()
@@ -196,7 +196,7 @@ async def test_a_cancelled_response_frees_the_model_at_once():
     kept = asyncio.ensure_future(scheduler.run([job(8)], other, first=False))
     await until(lambda: scheduler._pending)
     running.cancel()
-    scheduler.close_stream(gone)
+    scheduler.finish_stream(gone)
     await until(lambda: len(runner.batches) == 2)  # no release: the interrupt ended the run
     assert runner.interrupted == [[50]] and scheduler.interruptions == {"cancelled": 1}
     assert scheduler.active_streams == 1, "the cancelled stream's slot is back once its run stopped"
@@ -216,7 +216,7 @@ async def test_with_preemption_off_a_first_piece_waits_but_a_cancel_still_frees_
     await until(lambda: scheduler.queued_first_pieces == 1)
     assert not runner.interrupted, "PREEMPTION=off: the barely started piece runs on"
     running.cancel()
-    scheduler.close_stream(gone)
+    scheduler.finish_stream(gone)
     await until(lambda: len(runner.batches) == 2)
     assert runner.interrupted == [[40]] and scheduler.interruptions == {"cancelled": 1}
     runner.release.release()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import FieldError, one_of
+from ..wire.errors import FieldError, one_of
 
 AUDIO_FORMATS: tuple[str, ...] = (
     "pcm_f32", "pcm_16", "mulaw", "alaw", "opus", "mp3", "wav", "flac", "aac",

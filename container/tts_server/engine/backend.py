@@ -30,8 +30,10 @@ class Interrupted(Exception):
 class RunControl:
     """The scheduler's handle on one model run: `interrupt()`, from any thread, stops it soon.
 
-    A backend registers how to stop the part it is starting (`on_interrupt`) and raises
-    Interrupted when that stop took effect; asking again after the run ended does nothing.
+    Each backend honours it its own way and raises Interrupted when the stop took effect: the
+    ONNX backend registers onnxruntime's terminate flag with `on_interrupt`; the PyTorch backend
+    reads `interrupted` before each conv/LSTM layer (a forward pre-hook). Asking again after the
+    run ended does nothing.
     """
 
     def __init__(self):

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ..errors import FieldError, one_of
+from ..wire.errors import FieldError, one_of
 from .g2p.base import G2P
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import FieldError, one_of
+from ..wire.errors import FieldError, one_of
 from .backend import AcousticBackend
 from .g2p.base import G2P, PhonemeSpan
 from .languages import DEFAULT_LANGUAGE, VOICE_LETTERS, canonical, implied_by_voice

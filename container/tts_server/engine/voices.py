@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ..errors import FieldError, one_of
+from ..wire.errors import FieldError, one_of
 
 STYLE_DIM = 256
 

@@ -1,11 +1,13 @@
 """The session engine: a FIFO of responses per session, one synthesized at a time.
 
-States of a response: queued -> active -> done (completed | truncated | cancelled | failed).
-Every accepted response gets exactly one ResponseDone, whatever happens to it, unless the
-client has gone away (abort): a server fault inside a response makes it `failed` (logged
-with the session and response ids) and the next one starts. A done that cannot be delivered
-leaves the session unable to keep that promise: the engine is then `broken`, and the
-transport closes the session (1011).
+A response's life is one named state (`ResponseState`, explicit transitions):
+queued -> active -> done, or queued -> done (cancelled before it started). Its outcome is the
+status of its one ResponseDone (completed | truncated | cancelled | failed). Every accepted
+response gets exactly one ResponseDone, whatever happens to it, unless the client has gone
+away (abort): a server fault inside a response makes it `failed` (logged with the session and
+response ids) and the next one starts. A done that cannot be delivered leaves the session
+unable to keep that promise: the engine is then `broken`, and the transport closes the
+session (1011).
 """
 
 from __future__ import annotations
@@ -17,11 +19,13 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 
 from ..admission import Slot
-from ..protocol.errors import ErrorCode, ProtocolError
 from ..runtime import ModelRuntime
+from ..settings import Settings
+from ..wire.errors import ErrorCode, ProtocolError
 from .events import ResponseCreated, ResponseDone, ResponseQueued, SessionEvent, Status
 from .renderer import ResponseRenderer
 from .request import ResponseRequest
+from .response import Response, ResponseState
 
 log = logging.getLogger(__name__)
 
@@ -37,12 +41,8 @@ class SessionEngine:
         self._emit = emit
         self._max_pending = max_pending
         self._hold = hold
-        self._held: Slot | None = None
-        self._queue: deque[ResponseRequest] = deque()
-        self._active: ResponseRequest | None = None
-        self._active_task: asyncio.Future | None = None
-        self._finisher: asyncio.Task | None = None
-        self._cancel_before_start = False
+        self._queue: deque[Response] = deque()
+        self._active: Response | None = None
         self._refusal: ProtocolError | None = None
         self._idle = asyncio.Event()
         self._idle.set()
@@ -74,29 +74,31 @@ class SessionEngine:
                 "use an id that is not active or queued (ids are reusable after their response.done)",
                 request.response_id,
             )
+        response = Response(request)
         if self._active is None:
-            await self._begin(request)
+            await self._begin(response)
             return
         if len(self._queue) >= self._max_pending:
             raise ProtocolError(
                 ErrorCode.TOO_MANY_QUEUED,
                 f"too many queued responses: at most {self._max_pending} may wait behind the active one "
-                "(WS_MAX_PENDING_RESPONSES); wait for a response.done and retry",
+                f"({Settings.variable('ws_max_pending_responses')}); wait for a response.done and retry",
                 request.response_id,
             )
-        self._queue.append(request)
+        self._queue.append(response)
         await self._emit(ResponseQueued(request.response_id))
 
     async def cancel(self, response_id: str | None) -> None:
-        if response_id is None or (self._active and self._active.response_id == response_id):
-            if self._active is None:
+        active = self._active
+        if response_id is None or (active and active.response_id == response_id):
+            if active is None:
                 raise ProtocolError(ErrorCode.RESPONSE_NOT_FOUND, "response_id: there is no active response to cancel")
-            self._cancel_active()
+            active.cancel()
             return
-        for request in self._queue:
-            if request.response_id == response_id:
-                self._queue.remove(request)
-                await self._emit(ResponseDone(response_id, Status.CANCELLED, len(request.text), 0))
+        for response in self._queue:
+            if response.response_id == response_id:
+                self._queue.remove(response)
+                await self._emit(response.finish(ResponseDone(response_id, Status.CANCELLED, response.characters, 0)))
                 return
         raise ProtocolError(
             ErrorCode.RESPONSE_NOT_FOUND,
@@ -107,96 +109,83 @@ class SessionEngine:
     async def cancel_queued(self) -> None:
         """Every queued response ends `cancelled` without starting; the active one goes on."""
         while self._queue:
-            request = self._queue.popleft()
-            await self._emit(ResponseDone(request.response_id, Status.CANCELLED, len(request.text), 0))
+            response = self._queue.popleft()
+            await self._emit(response.finish(ResponseDone(response.response_id, Status.CANCELLED,
+                                                          response.characters, 0)))
 
     async def cancel_all(self) -> None:
         await self.cancel_queued()
         if self._active is not None:
-            self._cancel_active()
+            self._active.cancel()
 
     async def drain(self) -> None:
         """Wait until every accepted response is done."""
         await self._idle.wait()
 
     async def abort(self) -> None:
-        """The client is gone: stop everything, report nothing, and wait for the tasks to end."""
+        """The client is gone: the one path that frees everything the session holds, reporting
+        nothing. The queue empties, the admission slot goes back, and the active response's task
+        is cancelled: its renderer's exit frees its stream in the scheduler (queued pieces
+        dropped, a run nobody else shares stopped) and its audio output."""
         self._queue.clear()
-        self._release_work()
-        tasks = [task for task in (self._active_task, self._finisher) if task]
+        active = self._active
+        if active is None:
+            return
+        active.release()
+        tasks = active.tasks()
         for task in tasks:
             task.cancel()
         if tasks:
             await asyncio.wait(tasks)
 
-    def _cancel_active(self) -> None:
-        if self._active_task is None:  # still announcing response.created
-            self._cancel_before_start = True
-        else:
-            self._active_task.cancel()
-
-    async def _begin(self, request: ResponseRequest) -> None:
-        self._active = request
+    async def _begin(self, response: Response) -> None:
+        self._active = response
         self._idle.clear()
-        self._held = self._hold() if self._hold else None
-        self._cancel_before_start = False
-        renderer = None
+        response.activate(self._hold() if self._hold else None)
         try:
-            await self._emit(ResponseCreated(request.response_id))
-            renderer = ResponseRenderer(self.runtime, request, self._emit)
-            task = asyncio.create_task(renderer.run(), name=f"response-{request.response_id}")
+            await self._emit(ResponseCreated(response.response_id))
+            renderer = ResponseRenderer(self.runtime, response.request, self._emit)
+            response.start(renderer, asyncio.create_task(renderer.run(), name=f"response-{response.response_id}"))
         except Exception as error:  # the response fails before it starts: still exactly one done
-            task = asyncio.get_running_loop().create_future()
-            task.set_exception(error)
-        self._active_task = task
-        if self._cancel_before_start:
-            task.cancel()
-        self._finisher = asyncio.create_task(self._finish(request, renderer, task), name=f"finish-{request.response_id}")
+            response.fail_to_start(error)
+        response.finisher = asyncio.create_task(self._finish(response), name=f"finish-{response.response_id}")
 
-    async def _finish(self, request: ResponseRequest, renderer: ResponseRenderer | None, task: asyncio.Future) -> None:
+    async def _finish(self, response: Response) -> None:
         """Report the outcome of the active response, then start the next one in FIFO order."""
-        await asyncio.wait({task})
-        self._release_work()
+        await asyncio.wait({response.task})
+        response.release()
         try:
-            done = self._outcome(request, renderer, task)
+            done = self._outcome(response)
         except Exception as error:  # a server fault while judging the outcome: the response still ends once
-            done = self._failed(request, renderer, error)
+            done = self._failed(response, error)
         try:
-            await self._emit(done)
+            await self._emit(response.finish(done))
         except Exception:
             log.exception("session %s: the response.done of %s could not be sent; the session ends",
-                          self.session_id, request.response_id)
+                          self.session_id, response.response_id)
             self.broken.set()
             return
-        self._active = self._active_task = self._finisher = None
+        self._active = None
         if self._queue:
             await self._begin(self._queue.popleft())
         else:
             self.idle_since = time.monotonic()
             self._idle.set()
 
-    def _release_work(self) -> None:
-        if self._held:
-            self._held.release()
-            self._held = None
-
-    def _outcome(self, request: ResponseRequest, renderer: ResponseRenderer | None, task: asyncio.Future) -> ResponseDone:
+    def _outcome(self, response: Response) -> ResponseDone:
+        task = response.task
         if task.cancelled():
-            return ResponseDone(request.response_id, Status.CANCELLED, len(request.text), _audio_ms(renderer))
+            return ResponseDone(response.response_id, Status.CANCELLED, response.characters, response.audio_ms)
         error = task.exception()
         if error is None:
             return task.result()
-        return self._failed(request, renderer, error)
+        return self._failed(response, error)
 
-    def _failed(self, request: ResponseRequest, renderer: ResponseRenderer | None, error: BaseException) -> ResponseDone:
-        log.error("session %s: response %s failed", self.session_id, request.response_id, exc_info=error)
+    def _failed(self, response: Response, error: BaseException) -> ResponseDone:
+        log.error("session %s: response %s failed", self.session_id, response.response_id, exc_info=error)
         failure = (
             error
             if isinstance(error, ProtocolError)
-            else ProtocolError(ErrorCode.INTERNAL, "synthesis failed; the session goes on", request.response_id)
+            else ProtocolError(ErrorCode.INTERNAL, "synthesis failed; the session goes on", response.response_id)
         )
-        return ResponseDone(request.response_id, Status.FAILED, len(request.text), _audio_ms(renderer), failure)
-
-
-def _audio_ms(renderer: ResponseRenderer | None) -> int:
-    return renderer.audio_ms if renderer else 0
+        return ResponseDone(response.response_id, Status.FAILED, response.characters, response.audio_ms, failure)

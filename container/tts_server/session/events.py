@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from ..engine.output import Alignment
-from ..protocol.errors import ProtocolError
+from ..wire.errors import ProtocolError
 
 
 class Status(StrEnum):

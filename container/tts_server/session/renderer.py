@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from tts_client.chunker import split_sentences
+from tts_text.chunker import split_sentences
 
 from ..audio.pipeline import AudioOutput
 from ..engine.backend import SAMPLE_RATE
@@ -63,7 +63,7 @@ class ResponseRenderer:
         finally:
             if upcoming is not None:
                 upcoming.cancel()
-            self.runtime.scheduler.close_stream(stream)
+            self.runtime.scheduler.finish_stream(stream)
         await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [])
         status = Status.TRUNCATED if truncated else Status.COMPLETED
         return ResponseDone(request.response_id, status, len(request.text), self.audio_ms)

@@ -1,8 +1,9 @@
 """A bounded hand-off from the session engine to a slow HTTP reader.
 
-The engine's emit awaits `put` while the audio held is over the budget, so the renderer stops
-asking for the next sentence until the client has read enough: a slow reader holds at most
-the budget (or one chunk, when a single chunk is larger) in the server. `close` (the client
+The engine's emit awaits `put` while the audio held is over the budget, so the renderer, which has
+already queued its next sentence with the scheduler, queues no further one until the client has
+read enough: a slow reader holds at most the budget (or one chunk, when a single chunk is
+larger) plus the one sentence synthesized ahead. `close` (the client
 went away) frees what is held and releases a blocked `put` at once.
 """
 
@@ -18,7 +19,6 @@ class AudioBuffer:
     def __init__(self, budget_bytes: int):
         self.budget_bytes = budget_bytes
         self.held_bytes = 0
-        self.peak_bytes = 0
         self._items: deque[AudioChunk | ResponseDone] = deque()
         self._readable = asyncio.Event()
         self._writable = asyncio.Event()
@@ -34,7 +34,6 @@ class AudioBuffer:
             return
         self._items.append(event)
         self.held_bytes += size
-        self.peak_bytes = max(self.peak_bytes, self.held_bytes)
         self._readable.set()
 
     async def get(self) -> AudioChunk | ResponseDone:

@@ -17,7 +17,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse
 
-from ..protocol.errors import ErrorCode, ProtocolError
+from ..wire.errors import ErrorCode, ProtocolError
 
 log = logging.getLogger(__name__)
 _ROUTE_CODES = {404: "not_found", 405: "method_not_allowed"}

@@ -1,10 +1,11 @@
 """Serialized sends on one WebSocket: the engine and the reader both write to it.
 
 Backpressure: uvicorn's send waits while the connection's write buffer is above its high-water
-mark (64 KiB), so a send to a client that stops reading blocks here; the renderer awaits its
-chunk's send before synthesizing the next sentence, so a slow reader holds at most that
-buffer plus the chunk being sent. A send failing because the client is gone is expected
-and quiet (the reader sees the disconnect); any other exception is a bug and propagates.
+mark (64 KiB), so a send to a client that stops reading blocks here. The renderer queues the next
+sentence with the scheduler, then awaits this chunk's send: a slow reader holds at most that
+buffer, the chunk being sent and the one sentence synthesized ahead. A send failing because the
+client is gone is expected and quiet (the reader sees the disconnect); any other exception is a
+bug and propagates. Implements wire.sink.Sink.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ How a session ends, and its close code (RFC 6455 §7.4.1):
 - SIGTERM: queued responses are cancelled, the active one finishes until the deadline,
   an `error` event `server_shutting_down`, then 1001 (going away);
 - a server fault that leaves the session unusable: an `internal_error` event, then 1011.
+Which of these is under way is the dialect's `closing` state (closing.py).
 """
 
 from __future__ import annotations
@@ -26,9 +27,11 @@ from collections.abc import Awaitable, Callable
 
 from starlette import status
 
-from ..dialects.base import Dialect
+from .dialect import Dialect
 from ..lifecycle import Lifecycle
-from ..protocol.errors import ErrorCode, ProtocolError
+from ..settings import Settings
+from ..wire.errors import ErrorCode, ProtocolError
+from .closing import Phase
 
 log = logging.getLogger(__name__)
 GOODBYE_TIMEOUT_S = 5.0  # a final event to a client that does not read is given up after this
@@ -47,10 +50,7 @@ class SessionLoop:
         self._last_message = now
         self._max_session_s = max_session_s
         self._expires = now + max_session_s
-        # Set once the session is on its way out: the error event and close code that end it
-        # once the engine has drained (None: the client's own close, the dialect's goodbye).
-        self._ending: tuple[ProtocolError, int] | None = None
-        self._draining = False
+        self._closing = dialect.closing
 
     async def run(self) -> None:
         tasks = {
@@ -68,7 +68,7 @@ class SessionLoop:
         while True:
             if "receive" not in tasks:
                 tasks["receive"] = asyncio.create_task(self._receive())
-            if (self._dialect.closing or self._ending) and "drain" not in tasks:
+            if not self._closing.is_open and "drain" not in tasks:
                 tasks["drain"] = asyncio.create_task(self._engine.drain())
             done, _ = await asyncio.wait(tasks.values(), timeout=self._until_next_timer(),
                                          return_when=asyncio.FIRST_COMPLETED)
@@ -97,10 +97,10 @@ class SessionLoop:
 
     def _until_next_timer(self) -> float | None:
         now = time.monotonic()
-        if self._ending is not None:  # stopping: only the shutdown deadline is left
-            deadline = self._lifecycle.deadline if self._ending[1] == status.WS_1001_GOING_AWAY else None
-            return None if deadline is None or self._draining else max(0.0, deadline - now)
-        if self._dialect.closing:
+        if self._closing.phase is Phase.ENDING:  # only a shutdown deadline is left, if any
+            deadline = self._closing.deadline
+            return None if deadline is None else max(0.0, deadline - now)
+        if not self._closing.is_open:
             return None
         idle_from = max(self._last_message, self._engine.idle_since)
         # While a response is being spoken the session is not idle: look again one timeout later.
@@ -109,39 +109,41 @@ class SessionLoop:
 
     async def _on_timer(self) -> None:
         now = time.monotonic()
-        if self._ending is not None:  # the shutdown deadline: cut what is still running
-            self._draining = True
+        if self._closing.phase is Phase.ENDING:  # the shutdown deadline: cut what is still running
+            self._closing.to(Phase.CUTTING)
             await self._engine.cancel_all()
         elif now >= self._expires:
-            self._end(ErrorCode.SESSION_EXPIRED, f"the session reached its maximum lifetime of {self._max_session_s:g} s "
-                      "(SESSION_MAX_LIFETIME_S); open a new one", status.WS_1000_NORMAL_CLOSURE)
-            self._draining = True
+            self._end(Phase.CUTTING, ErrorCode.SESSION_EXPIRED,
+                      f"the session reached its maximum lifetime of {self._max_session_s:g} s "
+                      f"({Settings.variable('session_max_lifetime_s')}); open a new one", status.WS_1000_NORMAL_CLOSURE)
             await self._engine.cancel_all()
         elif not self._engine.busy and now >= max(self._last_message, self._engine.idle_since) + self._idle_timeout_s:
-            self._end(ErrorCode.IDLE_TIMEOUT, f"the session was idle for {self._idle_timeout_s:g} s "
-                      "(SESSION_IDLE_TIMEOUT_S); open a new one when needed", status.WS_1000_NORMAL_CLOSURE)
+            self._end(Phase.ENDING, ErrorCode.IDLE_TIMEOUT, f"the session was idle for {self._idle_timeout_s:g} s "
+                      f"({Settings.variable('session_idle_timeout_s')}); open a new one when needed",
+                      status.WS_1000_NORMAL_CLOSURE)
 
     async def _stop(self) -> None:
         """SIGTERM: nothing new, nothing queued; the active response finishes until the deadline."""
         refusal = ProtocolError(ErrorCode.SERVICE_OVERLOADED, "the server is shutting down; retry on a new session",
                                 retry_after=self._retry_after_s)
         self._engine.refuse_new(refusal)
-        self._end(ErrorCode.SHUTTING_DOWN, "the server is shutting down; open a new session to continue",
-                  status.WS_1001_GOING_AWAY)
+        if self._closing.phase in (Phase.OPEN, Phase.CLIENT_CLOSING):
+            self._end(Phase.ENDING, ErrorCode.SHUTTING_DOWN, "the server is shutting down; open a new session to continue",
+                      status.WS_1001_GOING_AWAY, deadline=self._lifecycle.deadline)
         await self._engine.cancel_queued()
 
-    def _end(self, code: ErrorCode, message: str, close_code: int) -> None:
-        self._ending = (ProtocolError(code, message, retry_after=self._retry_after_s), close_code)
+    def _end(self, phase: Phase, code: ErrorCode, message: str, close_code: int, deadline: float | None = None) -> None:
+        self._closing.to(phase, ProtocolError(code, message, retry_after=self._retry_after_s), close_code, deadline)
 
     async def _goodbye(self) -> None:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(GOODBYE_TIMEOUT_S):
-                if self._ending is None:
+                error = self._closing.error
+                if error is None:  # the client's own close
                     await self._dialect.finish_close()
                     return
-                error, code = self._ending
                 await self._dialect.report(error)
-                await self._dialect.close(code, str(error.code))
+                await self._dialect.close(self._closing.close_code, str(error.code))
 
     async def _broken(self) -> None:
         await self._dialect.abort()

@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from tts_server.engine.languages import CODES, VOICE_LETTERS, G2PCache, canonical, g2p_for, implied_by_voice
-from tts_server.errors import FieldError
+from tts_server.wire.errors import FieldError
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tts_server.engine.voices import VoiceBook, presets
-from tts_server.errors import FieldError
+from tts_server.wire.errors import FieldError
 
 VOICES = {name: np.full((510, 256), i, np.float32) for i, name in enumerate(["jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo"])}
 

@@ -18,7 +18,7 @@ from websockets.protocol import State
 from websockets.uri import parse_uri
 
 from tts_server.app import create_app
-from tts_server.config import Settings
+from tts_server.settings import Settings
 from tts_server.engine.output import SegmentAudio
 from tts_server.engine.tokens import Job, Piece
 from tts_server.engine.voices import VoiceBook

@@ -11,7 +11,7 @@ import websockets
 from server.robustness.inprocess import CountingSynthesizer, serving
 from server.wire import Peer
 
-from tts_server.dialects.canonical import CanonicalDialect
+from tts_server.families.canonical.websocket import CanonicalDialect
 from tts_server.session.engine import SessionEngine
 from tts_server.session.events import ResponseDone
 

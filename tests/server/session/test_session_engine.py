@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tts_server.audio.formats import negotiate
 from tts_server.engine.output import Alignment, SegmentAudio
 from tts_server.engine.tokens import Job, Piece
-from tts_server.protocol.errors import ProtocolError
+from tts_server.wire.errors import ProtocolError
 from tts_server.runtime import ModelRuntime
 from tts_server.session.engine import SessionEngine
 from tts_server.session.events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued

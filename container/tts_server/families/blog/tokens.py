@@ -1,0 +1,30 @@
+"""The AWS blog sample's names for our errors (sample-kokoro-tts-for-ai-agents, packages/tts-client).
+
+Its client types errors by tokens in the message of a WebSocket `error` frame (`queue_saturated`,
+`queue_full`, `request_stale`, `too_many_requests`) and by the HTTP status behind SageMaker's 424
+(408 stale, 429 throttled, 503 saturated). Its container answers a stale request with 408
+`{"error": "request_stale"}`. Its clients default to the voice `af_heart`.
+"""
+
+from __future__ import annotations
+
+from ...wire.errors import ErrorCode, ProtocolError
+
+REQUEST_STALE = "request_stale"
+DEFAULT_VOICE = "af_heart"  # speaks where the engine has it; else the language default
+TOKENS: dict[ErrorCode, str] = {
+    ErrorCode.SERVICE_OVERLOADED: "queue_saturated",
+    ErrorCode.MODEL_LOADING: "queue_saturated",  # refused for now, retry: what their client retries
+    ErrorCode.TOO_MANY_QUEUED: "queue_full",
+}
+
+
+def token(error: ProtocolError) -> str:
+    """The blog's name for this error where it has one, else our code."""
+    return TOKENS.get(error.code, str(error.code))
+
+
+def message(error: ProtocolError) -> str:
+    """The message with the blog's token in front, where their client looks for it."""
+    name = TOKENS.get(error.code)
+    return f"{name}: {error.message}" if name else error.message

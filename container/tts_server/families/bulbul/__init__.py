@@ -1,0 +1,26 @@
+"""Bulbul v3 (bulbul-v3-api-reference.txt): its socket (`config`, `text`, `flush`), its REST paths,
+its field names, codecs, model ids and speakers. Its SDK works with only its base URL pointed here."""
+
+from __future__ import annotations
+
+from starlette.routing import Route, WebSocketRoute
+
+from ...transport.family import Family
+from ...transport.websocket import bidirectional_stream
+from . import http
+from .fields import MODELS
+from .websocket import BulbulDialect
+
+FAMILY = Family(
+    name="bulbul",
+    dialect=BulbulDialect,
+    opens_with=lambda first: first.get("type") == "config",
+    claims_body=http.claims_body,
+    invoke=http.invoke,
+    routes=(
+        Route("/text-to-speech", http.rest, methods=["POST"]),
+        Route("/text-to-speech/stream", http.stream, methods=["POST"]),
+        WebSocketRoute("/text-to-speech/ws", bidirectional_stream),
+    ),
+    model_ids=MODELS,
+)

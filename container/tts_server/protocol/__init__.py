@@ -1,1 +1,0 @@
-"""The canonical bidirectional session protocol (SPEC §3): events in, events out, errors."""

@@ -1,0 +1,171 @@
+"""The server's settings: every environment variable declared once, here.
+
+Each field is one variable (its name upper-cased): type, default, bounds and description in
+one place. SageMaker passes the model's Environment map; `Settings.from_env()` reads it and
+stops the server with a message naming the variable when a value does not fit.
+`Settings(...)` alone reads nothing (tests and benchmarks build it explicitly).
+The settings tables of README.md and docs/ are generated from this model
+(scripts/settings_tables.py; a test fails when they drift).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, field_validator
+from pydantic_core import PydanticCustomError, PydanticUseDefault
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from .engine.pauses import Pauses
+from .wire.frames import FrameLimits
+
+
+def _zero_is_unset(value: Any) -> Any:
+    return None if value in (0, "0") else value
+
+
+def _comma_list(value: Any) -> Any:
+    if isinstance(value, str):
+        return tuple(part.strip() for part in value.split(",") if part.strip())
+    return value
+
+
+def _speaker_map(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value
+    problem = PydanticCustomError("speaker_map", "Input should be a JSON object of speaker -> voice")
+    try:
+        parsed = json.loads(value)
+    except ValueError:
+        raise problem from None
+    if not isinstance(parsed, dict) or not all(isinstance(v, str) for v in parsed.values()):
+        raise problem
+    return {k.lower(): v for k, v in parsed.items()}
+
+
+# A count where 0 (or unset) means "derive it" and anything else is at least 1.
+Derived = Annotated[Annotated[int, Field(ge=1)] | None, BeforeValidator(_zero_is_unset)]
+Names = Annotated[tuple[str, ...] | None, NoDecode, BeforeValidator(_comma_list)]
+OnOff = Literal["on", "off"]
+Seconds = Annotated[float, Field(gt=0)]
+
+
+def setting(default: Any, description: str, group: str, **bounds: Any) -> Any:
+    return Field(default, description=description, json_schema_extra={"group": group}, **bounds)
+
+
+class Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, str_strip_whitespace=True)
+
+    # Serving
+    host: str = setting("0.0.0.0", "address to listen on", "serving")
+    port: int = setting(8080, "port to listen on (SageMaker: 8080)", "serving", ge=1, le=65535)
+    shutdown_deadline_s: Seconds = setting(
+        20.0, "after SIGTERM, responses in progress may finish this long (SageMaker kills 30 s after SIGTERM)",
+        "serving")
+    tts_load_gate: str | None = setting(
+        None, "tests only: the model loads once this file exists (so 'still loading' is a state a test controls)",
+        "serving")
+    # Engine (engine/factory.py)
+    engine: Literal["auto", "torch", "onnx"] = setting(
+        "auto", "auto: torch when MODEL_DIR holds weights, else the embedded ONNX export", "engine")
+    device: Literal["auto", "cuda", "cpu"] = setting("auto", "where the torch engine runs", "engine")
+    model_dir: str | None = setting(None, "the deployed weights' directory (the image sets /opt/ml/model)", "engine")
+    languages: Names = setting(None, "serve only these languages, comma-separated (default: every one)", "engine")
+    inference_threads: Derived = setting(None, "intra-op threads per model run (0 or unset: all cores)", "engine")
+    max_batch: Derived = setting(
+        None, "pieces per model run at most (0 or unset: 1 on ONNX, 4 on CPU torch, 16 on CUDA); "
+        "only sizes the warm-up shows pay are used", "engine")
+    preemption: OnOff = setting("on", "a first piece may stop a barely started sentence of another response",
+                                "engine")
+    fast_first_fragment_chars: int = setting(
+        10, "cut a long first sentence at a clause past this many characters (0: never)", "engine", ge=0)
+    pause_clause_ms: int = setting(200, "silence at a clause mark, audible to audible", "engine", ge=0)
+    pause_sentence_ms: int = setting(300, "silence between sentences", "engine", ge=0)
+    pause_paragraph_ms: int = setting(450, "silence between paragraphs", "engine", ge=0)
+    # Admission (admission.py)
+    max_concurrent_syntheses: Derived = setting(
+        None, "synthesis slots (0 or unset: derived from the warm-up's real-time factors)", "admission")
+    max_sessions: int = setting(512, "open WebSocket sessions (a connection cap; idle ones cost a slot only)",
+                                "admission", ge=1)
+    target_first_audio_ms: int = setting(
+        2000, "new work predicted to start speaking later than this is shed while first pieces queue",
+        "admission", ge=1)
+    overload_retry_after_s: int = setting(1, "`retry_after` and `Retry-After` of a 503 / refused session",
+                                          "admission", ge=1)
+    # Limits (SPEC §10)
+    ws_max_pending_responses: int = setting(15, "responses queued behind the active one, per session", "limits",
+                                            ge=0)
+    ws_max_frame_bytes: int = setting(1 << 20, "largest WebSocket message (a custom style pack is ~700 KB)",
+                                      "limits", ge=1024)
+    max_request_bytes: int = setting(1 << 20, "largest `POST /invocations` body", "limits", ge=1024)
+    max_json_depth: int = setting(32, "deepest JSON nesting in a frame or body", "limits", ge=4)
+    session_idle_timeout_s: Seconds = setting(300.0, "a session with no client message and nothing being spoken "
+                                              "this long is closed", "limits")
+    session_max_lifetime_s: Seconds = setting(3600.0, "a session's maximum lifetime", "limits")
+    stream_buffer_bytes: int = setting(1 << 20, "audio an HTTP stream holds for a slow reader", "limits",
+                                       ge=4096)
+    # Compatibility surfaces (families/)
+    model_id: str = setting("kokoro-82m", "the served model: what `model` may name, and `X-Model` says",
+                            "compatibility", min_length=1)
+    model_aliases: Names = setting(
+        None, "other ids `model` may name, comma-separated (empty: none; unset: the client families' own, "
+        "e.g. bulbul:v3,bulbul:v2,bulbul:v4-flash)", "compatibility")
+    bulbul_speaker_map: Annotated[dict[str, str] | None, NoDecode, BeforeValidator(_speaker_map)] = setting(
+        None, "JSON object, Bulbul speaker -> our speaker id (unset: the built-in map by gender)", "compatibility")
+    max_request_age_s: float = setting(56.0, "the blog shape's `request_timestamp` bound (its container's "
+                                       "default)", "compatibility", ge=0)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any, info) -> Any:
+        if isinstance(value, str) and not value.strip() and info.field_name != "model_aliases":
+            raise PydanticUseDefault()
+        if isinstance(value, str) and info.field_name in ("engine", "device", "preemption"):
+            return value.strip().lower()
+        return value
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        try:
+            return _Environment()
+        except ValidationError as error:
+            raise SystemExit("\n".join(_named(item) for item in error.errors(include_url=False))) from None
+
+    @classmethod
+    def variable(cls, field: str) -> str:
+        """The environment variable of a field, for messages that tell an operator what to raise."""
+        if field not in cls.model_fields:
+            raise KeyError(field)
+        return field.upper()
+
+    @property
+    def fast_first_fragment(self) -> int | None:
+        return self.fast_first_fragment_chars or None
+
+    @property
+    def frame_limits(self) -> FrameLimits:
+        return FrameLimits(self.ws_max_frame_bytes, self.max_json_depth, self.variable("ws_max_frame_bytes"),
+                           self.variable("max_json_depth"))
+
+    @property
+    def pauses(self) -> Pauses:
+        return Pauses(self.pause_clause_ms, self.pause_sentence_ms, self.pause_paragraph_ms)
+
+    @property
+    def accepted_models(self) -> tuple[str, ...]:
+        return (self.model_id, *(a for a in self.model_aliases or () if a != self.model_id))
+
+    def with_model_aliases(self, model_ids: tuple[str, ...]) -> Settings:
+        """MODEL_ALIASES unset: the ids the client families' clients send."""
+        return self if self.model_aliases is not None else self.model_copy(update={"model_aliases": model_ids})
+
+
+class _Environment(BaseSettings, Settings):
+    model_config = SettingsConfigDict(frozen=True, case_sensitive=False, extra="ignore", str_strip_whitespace=True)
+
+
+def _named(item: dict) -> str:
+    variable = str(item["loc"][0]).upper() if item["loc"] else "settings"
+    return f"{variable}: {item['msg']}, got {item['input']!r}"

@@ -1,0 +1,43 @@
+"""POST /invocations: one path for every client family (behind SageMaker it is the only one).
+
+The body is read within the limits, then answered by the family whose shape it has
+(the registry asks each family in turn; the canonical protocol answers the rest).
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from ..settings import Settings
+from ..wire.errors import ErrorCode, ProtocolError
+from ..wire.frames import FrameLimits, parse_json_object
+from .http_errors import request_id
+
+JSON = "application/json"
+DRAIN_LIMIT = 16 << 20  # an oversized body is read (and dropped) up to here, so the 413 reaches the client
+
+
+async def invocations(request: Request) -> Response:
+    state = request.app.state
+    raw = await read_json_body(request, state.settings.max_request_bytes, state.settings.max_json_depth)
+    return await state.families.invoke_for(raw)(request, raw, request_id(request))
+
+
+async def read_json_body(request: Request, limit: int, max_depth: int = FrameLimits.max_depth) -> dict:
+    """The body as a JSON object, or a ProtocolError: too large over `limit` bytes, invalid if not JSON."""
+    body, size = bytearray(), 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size <= limit:
+            body += chunk
+        elif size > DRAIN_LIMIT:
+            break
+    if size > limit:
+        message = (f"body: the request body should be at most {limit} bytes "
+                   f"({Settings.variable('max_request_bytes')}), got {size}")
+        raise ProtocolError(ErrorCode.REQUEST_TOO_LARGE, message)
+    media_type = request.headers.get("content-type", JSON).split(";")[0].strip().lower()
+    if media_type != JSON and not media_type.endswith("+json"):
+        raise ProtocolError.invalid(f"content-type: Input should be '{JSON}', got {media_type!r}")
+    return parse_json_object(bytes(body), "body", max_depth, Settings.variable("max_json_depth"))
