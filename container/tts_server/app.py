@@ -13,6 +13,7 @@ from starlette.routing import Route, WebSocketRoute
 from .admission import Admission
 from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
+from .engine.voice_policy import VoicePolicy
 from .families import REGISTERED
 from .lifecycle import Lifecycle
 from .runtime import ModelRuntime
@@ -39,6 +40,7 @@ async def ping(request: Request) -> JSONResponse:
 def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = None,
                families: Families = REGISTERED) -> Starlette:
     settings = (settings or Settings.from_env()).with_model_aliases(families.model_ids)
+    policy = VoicePolicy(families.voice_aliases | (settings.voice_aliases or {}), strict=settings.voice_fallback == "strict")
     runtime = runtime or ModelRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
                                   settings.pauses, settings.max_batch,
@@ -65,6 +67,7 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
+    runtime.voice_policy = policy
     app.state.settings = settings
     app.state.families = families
     app.state.runtime = runtime

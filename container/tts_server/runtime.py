@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .engine.model_dir import ModelDirError
 from .engine.synthesizer import Synthesizer
+from .engine.voice_policy import VoicePolicy
 from .scheduler import Scheduler
 
 log = logging.getLogger(__name__)
@@ -28,13 +29,15 @@ class ModelRuntime:
     """
 
     def __init__(self, load: Callable[[], Synthesizer], codec_workers: int = 2, text_workers: int = 2,
-                 fast_first_fragment: int | None = 10, preemption: bool = True, load_gate: str | None = None):
+                 fast_first_fragment: int | None = 10, preemption: bool = True, load_gate: str | None = None,
+                 voice_policy: VoicePolicy | None = None):
         self._load = load
         self._load_gate = load_gate  # tests only (TTS_LOAD_GATE): loading waits until this file exists
         self.scheduler = Scheduler(preemption)
         self.text = ThreadPoolExecutor(text_workers, thread_name_prefix="text")
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
         self.fast_first_fragment = fast_first_fragment
+        self.voice_policy = voice_policy or VoicePolicy()  # a voice the engine lacks: engine/voice_policy.py
         self.synthesizer: Synthesizer | None = None
         self.load_error: str | None = None  # one line: what is wrong (the file, for weights)
         # Engine seconds per second of audio at each batch size, measured at warm-up;

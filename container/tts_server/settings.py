@@ -34,7 +34,7 @@ def _comma_list(value: Any) -> Any:
 def _speaker_map(value: Any) -> Any:
     if not isinstance(value, str):
         return value
-    problem = PydanticCustomError("speaker_map", "Input should be a JSON object of speaker -> voice")
+    problem = PydanticCustomError("name_map", "Input should be a JSON object of name -> voice")
     try:
         parsed = json.loads(value)
     except ValueError:
@@ -114,6 +114,13 @@ class Settings(BaseModel):
         "e.g. bulbul:v3,bulbul:v2,bulbul:v4-flash)", "compatibility")
     bulbul_speaker_map: Annotated[dict[str, str] | None, NoDecode, BeforeValidator(_speaker_map)] = setting(
         None, "JSON object, Bulbul speaker -> our speaker id (unset: the built-in map by gender)", "compatibility")
+    voice_fallback: Literal["closest", "strict"] = setting(
+        "closest", "a voice the engine lacks (OpenAI's names, `af_heart` on the embedded engine): `closest` "
+        "speaks with the closest voice it has (same language and gender) and says which; `strict` refuses",
+        "compatibility")
+    voice_aliases: Annotated[dict[str, str] | None, NoDecode, BeforeValidator(_speaker_map)] = setting(
+        None, "JSON object, voice name -> Kokoro voice id, over the client families' own (OpenAI's `alloy` -> "
+        "`af_alloy`, ...)", "compatibility")
     max_request_age_s: float = setting(56.0, "the blog shape's `request_timestamp` bound (its container's "
                                        "default)", "compatibility", ge=0)
 
@@ -122,7 +129,7 @@ class Settings(BaseModel):
     def _blank_is_unset(cls, value: Any, info) -> Any:
         if isinstance(value, str) and not value.strip() and info.field_name != "model_aliases":
             raise PydanticUseDefault()
-        if isinstance(value, str) and info.field_name in ("engine", "device", "preemption"):
+        if isinstance(value, str) and info.field_name in ("engine", "device", "preemption", "voice_fallback"):
             return value.strip().lower()
         return value
 

@@ -38,8 +38,21 @@ class VoiceBook:
     def speakers(self) -> list[str]:
         return [*self._presets, *self._own]
 
+    @property
+    def voice_ids(self) -> list[str]:
+        """Every voice of the engine (not only this language's own)."""
+        return sorted(self._voices)
+
     def has(self, voice_id: str) -> bool:
         return voice_id in self._voices
+
+    def knows(self, name: str) -> bool:
+        """A preset or a voice id this book resolves."""
+        return name in self._presets or name in self._voices
+
+    def voice_of(self, name: str) -> str:
+        """The Kokoro voice a preset stands for (a voice id stands for itself)."""
+        return self._presets.get(name, name)
 
     def resolve(self, speaker_id: str) -> np.ndarray:
         """A style pack (rows, 256) for a preset, a voice id or a blend "a:0.7+b:0.3"."""

@@ -9,6 +9,6 @@ field names is Bulbul's even when it also has the blog's `voice`.
 from __future__ import annotations
 
 from ..transport.family import Families
-from . import blog, bulbul, canonical
+from . import blog, bulbul, canonical, openai
 
-REGISTERED = Families([bulbul.FAMILY, blog.FAMILY], default=canonical.FAMILY)
+REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, blog.FAMILY], default=canonical.FAMILY)

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..audio.formats import OutputSpec, negotiate
 from ..engine.synthesizer import Synthesizer
+from ..engine.voice_policy import VoicePolicy
 from ..engine.voices import VoiceBook
 from .request import ResponseRequest, Voice
 
@@ -20,6 +21,8 @@ class SessionOptions:
     output: OutputSpec
     book: VoiceBook
     style: np.ndarray  # the session speaker's style pack (custom vector or resolved speaker_id)
+    voice: str  # the Kokoro voice (or blend) that speaks: what the client named, or the closest one
+    policy: VoicePolicy
 
     @classmethod
     def negotiate(
@@ -32,14 +35,19 @@ class SessionOptions:
         sample_rate: int | None = None,
         speed: float = 1.0,
         custom_style: str | None = None,
+        policy: VoicePolicy | None = None,
     ) -> SessionOptions:
         """Raises FieldError naming the first field the server cannot serve. Without a language,
-        a Kokoro voice id implies its own ('af_heart' -> en-US); else the default (ja)."""
-        language = synthesizer.language(language, speaker_id)
+        a Kokoro voice id implies its own ('af_heart' -> en-US); else the default (ja). A voice
+        the engine lacks speaks as the policy decides (engine/voice_policy.py)."""
+        policy = policy or VoicePolicy()
+        language = synthesizer.language(language, policy.alias(speaker_id))
         book = synthesizer.voice_book(language)
         output = negotiate(format, sample_rate)
-        style = book.custom(custom_style) if custom_style else book.resolve(speaker_id)
-        return cls(language, speaker_id, speed, output, book, style)
+        if custom_style:
+            return cls(language, speaker_id, speed, output, book, book.custom(custom_style), "custom", policy)
+        choice = policy.choose(book, speaker_id)
+        return cls(language, speaker_id, speed, output, book, book.resolve(choice.speaker_id), choice.voice, policy)
 
     def request(
         self,
@@ -51,7 +59,7 @@ class SessionOptions:
         with_timestamps: bool = False,
         max_length_ms: int | None = None,
     ) -> ResponseRequest:
-        style = self.book.resolve(speaker_id) if speaker_id else self.style
+        style = self.book.resolve(self.policy.choose(self.book, speaker_id).speaker_id) if speaker_id else self.style
         voice = Voice(self.language, style, self.speed if speed is None else speed)
         extra = {"response_id": response_id} if response_id else {}
         return ResponseRequest(text, voice, self.output, with_timestamps, max_length_ms, **extra)

@@ -7,8 +7,8 @@ model ids its clients send. The transport asks the registry; it never names a fa
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -32,6 +32,7 @@ class Family:
     invoke: Invoke | None = None  # its answer to such a body
     routes: Sequence[BaseRoute] = ()  # its own paths (its SDK's base URL pointed here)
     model_ids: tuple[str, ...] = ()  # model ids its clients send; the served model still speaks
+    voice_aliases: Mapping[str, str] = field(default_factory=dict)  # its voice names -> Kokoro voices
 
 
 class Families:
@@ -52,6 +53,10 @@ class Families:
     @property
     def routes(self) -> list[BaseRoute]:
         return [route for family in (self.default, *self.families) for route in family.routes]
+
+    @property
+    def voice_aliases(self) -> dict[str, str]:
+        return {name: voice for family in (self.default, *self.families) for name, voice in family.voice_aliases.items()}
 
     @property
     def model_ids(self) -> tuple[str, ...]:

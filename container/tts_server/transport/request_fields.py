@@ -12,10 +12,11 @@ from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import AfterValidator, AliasChoices, BaseModel, ConfigDict, Field, ValidationInfo, create_model, field_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from ..audio.formats import AUDIO_FORMATS
-from ..engine.synthesizer import Synthesizer
+from ..runtime import ModelRuntime
 from ..session.options import SessionOptions
 from ..wire.errors import FieldError, one_of
 from ..wire.fields import Speed
@@ -65,8 +66,9 @@ class VoiceFields(BaseModel):
     @classmethod
     def named(cls, names: Mapping[str, tuple[str, ...]]) -> type[VoiceFields]:
         """This model with other spellings of the voice fields (a family's vendor names)."""
-        overrides = {field: (cls.model_fields[field].annotation, Field(cls.model_fields[field].default,
-                                                                        validation_alias=AliasChoices(*names[field])))
+        overrides = {field: (cls.model_fields[field].annotation,  # bounds and default kept, only the names change
+                             FieldInfo.merge_field_infos(cls.model_fields[field],
+                                                         validation_alias=AliasChoices(*names[field])))
                      for field in ("speaker_id", "language", "sample_rate", "speed") if field in names}
         model = create_model(f"{cls.__name__}Named", __base__=cls, **overrides)
         model.FIELD_NAMES = {**cls.FIELD_NAMES, **names}
@@ -88,16 +90,18 @@ class VoiceFields(BaseModel):
         names = cls.FIELD_NAMES.get(field, (field,))
         return next((name for name in names if name in raw), names[0])
 
-    def session_options(self, synthesizer: Synthesizer, raw: dict, format: str, prefix: str = "", *,
+    def session_options(self, runtime: ModelRuntime, raw: dict, format: str, prefix: str = "", *,
                         speakers: Mapping[str, str] | None = None, default_voice: str | None = None) -> SessionOptions:
         """The negotiated options; a FieldError names the field as `raw` spelt it, after `prefix`.
 
         `speakers` maps other systems' speaker names (Bulbul's) to ours; `default_voice` (the
         blog's `af_heart`) speaks when no voice is named, where the engine has it."""
+        synthesizer = runtime.synthesizer
         language, speaker_id = resolve_voice(synthesizer, self.language, self.speaker_id, speakers, default_voice)
         try:
             return SessionOptions.negotiate(
                 synthesizer,
+                policy=runtime.voice_policy,
                 language=language,
                 speaker_id=speaker_id,
                 format=format,

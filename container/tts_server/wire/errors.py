@@ -35,6 +35,7 @@ class ErrorCode(StrEnum):
     MODEL_LOADING = "model_loading"
     INTERNAL = "internal_error"
     REQUEST_TOO_LARGE = "request_too_large"  # a body or frame over its size limit
+    REQUEST_STALE = "request_stale"  # older than MAX_REQUEST_AGE_S when it arrived (the blog's clients)
     # The server ends a session (SPEC §10): each is announced, then the socket closes.
     IDLE_TIMEOUT = "session_idle_timeout"
     SESSION_EXPIRED = "session_lifetime_exceeded"
@@ -54,6 +55,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.MODEL_LOADING: 503,
     ErrorCode.INTERNAL: 500,
     ErrorCode.REQUEST_TOO_LARGE: 413,
+    ErrorCode.REQUEST_STALE: 408,
     ErrorCode.IDLE_TIMEOUT: 408,
     ErrorCode.SESSION_EXPIRED: 408,
     ErrorCode.SHUTTING_DOWN: 503,

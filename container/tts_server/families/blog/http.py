@@ -27,7 +27,6 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 
-from ...settings import Settings
 from ...session.events import AudioChunk, Status
 from ...transport.http_synthesis import Synthesis, admit, audio_bytes, collect, refuse_unless_accepting, started
 from ...transport.request_fields import MODEL_ID, Codec, VoiceFields
@@ -73,20 +72,16 @@ def blog_error_reply(error: ProtocolError, rid: str) -> JSONResponse:
 async def _invoke(request: Request, raw: dict, rid: str) -> Response:
     state = request.app.state
     received = time.perf_counter()
-    stamp = raw.get("request_timestamp")
-    if isinstance(stamp, int | float) and not isinstance(stamp, bool) and time.time() - stamp > state.settings.max_request_age_s:
-        return JSONResponse({"error": tokens.REQUEST_STALE, "request_id": rid,
-                             "message": f"request_timestamp: older than {state.settings.max_request_age_s:g} s "
-                                        f"({Settings.variable('max_request_age_s')})"}, status_code=408)
+    tokens.refuse_if_stale(raw.get("request_timestamp"), state.settings.max_request_age_s)
     refuse_unless_accepting(state)
     try:
         fields = BlogRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
-        options = fields.session_options(state.runtime.synthesizer, raw, fields.format, default_voice=tokens.DEFAULT_VOICE)
+        options = fields.session_options(state.runtime, raw, fields.format, default_voice=tokens.DEFAULT_VOICE)
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
     speech = options.request(fields.text, response_id=fields.request_id or rid)
     synthesis = await admit(state, speech)
-    headers = {"X-Request-Id": speech.response_id, "X-Model": state.settings.model_id}
+    headers = {"X-Request-Id": speech.response_id, "X-Model": state.settings.model_id, "X-Voice": options.voice}
     release = BackgroundTask(synthesis.close)  # the stream's end or the client leaving frees it at once
     media_type = speech.output.media_type
     if fields.transport == "sse":

@@ -8,6 +8,9 @@ Its client types errors by tokens in the message of a WebSocket `error` frame (`
 
 from __future__ import annotations
 
+import time
+
+from ...settings import Settings
 from ...wire.errors import ErrorCode, ProtocolError
 
 REQUEST_STALE = "request_stale"
@@ -16,6 +19,7 @@ TOKENS: dict[ErrorCode, str] = {
     ErrorCode.SERVICE_OVERLOADED: "queue_saturated",
     ErrorCode.MODEL_LOADING: "queue_saturated",  # refused for now, retry: what their client retries
     ErrorCode.TOO_MANY_QUEUED: "queue_full",
+    ErrorCode.REQUEST_STALE: REQUEST_STALE,
 }
 
 
@@ -28,3 +32,11 @@ def message(error: ProtocolError) -> str:
     """The message with the blog's token in front, where their client looks for it."""
     name = TOKENS.get(error.code)
     return f"{name}: {error.message}" if name else error.message
+
+
+def refuse_if_stale(stamp, max_age_s: float) -> None:
+    """A `request_timestamp` (epoch seconds) older than MAX_REQUEST_AGE_S: `request_stale`, which
+    their client types (HTTP 408 on /invocations, the token in the message on the socket)."""
+    if isinstance(stamp, int | float) and not isinstance(stamp, bool) and time.time() - stamp > max_age_s:
+        raise ProtocolError(ErrorCode.REQUEST_STALE, f"request_timestamp: older than {max_age_s:g} s "
+                            f"({Settings.variable('max_request_age_s')})")

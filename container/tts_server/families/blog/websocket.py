@@ -27,12 +27,14 @@ AUDIO_FORMAT = "pcm_16"
 class SimpleMessage(VoiceFields):
     text: Text
     request_id: ResponseId | None = None
+    request_timestamp: float | None = None  # epoch seconds when the client sent it (the blog's client does)
 
 
 class SimpleDialect(Dialect):
     def __init__(self, context: SessionContext):
         super().__init__(context)
         self._received_at: dict[str, float] = {}  # request_id -> when its message arrived
+        self._voices: dict[str, str] = {}  # request_id -> the voice that speaks it
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:
@@ -63,17 +65,28 @@ class SimpleDialect(Dialect):
     async def _synthesize(self, event: dict) -> None:
         received = time.perf_counter()
         message = SimpleMessage.model_validate(event, context={MODEL_ID: self._settings.accepted_models})
-        options = message.session_options(self._runtime.synthesizer, event, AUDIO_FORMAT, default_voice=tokens.DEFAULT_VOICE)
+        tokens.refuse_if_stale(message.request_timestamp, self._settings.max_request_age_s)
+        options = message.session_options(self._runtime, event, AUDIO_FORMAT, default_voice=tokens.DEFAULT_VOICE)
         request = options.request(message.text, response_id=message.request_id)
-        await self._engine.submit(request)
+        ours = request.response_id not in self._voices  # a duplicate id keeps the outstanding one's
+        if ours:
+            self._voices[request.response_id] = options.voice
+        try:
+            await self._engine.submit(request)  # synthesis_start may leave during submit
+        except ProtocolError:
+            if ours:
+                self._voices.pop(request.response_id, None)
+            raise
         self._received_at[request.response_id] = received  # its done comes from a task, never before this
 
     async def _on_session_event(self, event: SessionEvent) -> None:
         if isinstance(event, ResponseCreated):
-            await self._sink.send({"type": "synthesis_start", "request_id": event.response_id})
+            await self._sink.send({"type": "synthesis_start", "request_id": event.response_id,
+                                   "voice": self._voices.pop(event.response_id, None)})
         elif isinstance(event, AudioChunk) and event.audio:
             await self._sink.send_bytes(event.audio)
         elif isinstance(event, ResponseDone):
+            self._voices.pop(event.response_id, None)
             received = self._received_at.pop(event.response_id, time.perf_counter())
             if event.status == Status.FAILED:
                 await self.report(event.error or ProtocolError(ErrorCode.INTERNAL, "synthesis failed", event.response_id))

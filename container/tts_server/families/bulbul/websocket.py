@@ -112,7 +112,7 @@ class BulbulDialect(Dialect):
 
     def _configure(self, message: dict) -> SessionOptions:
         config = ConfigMessage.model_validate(message, context={MODEL_ID: self._settings.accepted_models}).data
-        return config.session_options(self._runtime.synthesizer, message["data"], config.format, "data.",
+        return config.session_options(self._runtime, message["data"], config.format, "data.",
                                       speakers=speakers(self._settings))
 
     async def _feed(self, text: str) -> None:

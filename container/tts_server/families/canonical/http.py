@@ -61,14 +61,15 @@ async def answer(request: Request, raw: dict, rid: str, model: type[InvocationRe
     refuse_unless_accepting(state)
     try:
         fields = model.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
-        options = fields.session_options(state.runtime.synthesizer, raw, fields.format, speakers=speakers)
+        options = fields.session_options(state.runtime, raw, fields.format, speakers=speakers)
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
     stream = fields.stream if "stream" in raw else stream_default if stream_default is not None else wants_audio(request)
     speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
                              max_length_ms=fields.max_length)
     synthesis = await admit(state, speech)
-    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id}  # what actually speaks, whatever `model` said
+    # What actually speaks, whatever `model` and the voice asked for.
+    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id, "X-Voice": options.voice}
     if not stream:
         return await _whole(synthesis, state.runtime.codec, headers)
     # The stream's end, or the client leaving mid-stream, frees the synthesis at once.

@@ -42,6 +42,7 @@ class CanonicalDialect(Dialect):
             event = OpenEvent.model_validate(first)
             self._options = SessionOptions.negotiate(
                 self._runtime.synthesizer,
+                policy=self._runtime.voice_policy,
                 language=event.language,
                 speaker_id=event.speaker_id,
                 format=event.format,
@@ -60,6 +61,7 @@ class CanonicalDialect(Dialect):
             "session_id": self.session_id,
             "language": options.language,
             "speaker_id": options.speaker_id,
+            "voice": options.voice,  # the Kokoro voice that speaks (the closest one, for a voice the engine lacks)
             "format": options.output.format,
             "sample_rate": options.output.sample_rate,
             "audio_frames": event.audio_frames,
