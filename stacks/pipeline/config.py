@@ -59,10 +59,6 @@ class PipelineConfig(BaseModel):
                              f"share account and region (both {self.staging.name_prefix!r})")
         return self
 
-    @property
-    def cross_account(self) -> bool:
-        return any(s.account != self.pipeline_account for s in (self.staging, self.prod))
-
     @classmethod
     def from_context(cls, get: Callable[[str], object]) -> PipelineConfig:
         staging, prod = stage_env(get, "staging"), stage_env(get, "prod")

@@ -59,9 +59,10 @@ class PipelineStack(Stack):
             pipeline_name=f"{config.name_prefix}-delivery",
             synth=synth,
             self_mutation=True,
-            # Stage accounts other than the pipeline's need a KMS key on the artifacts.
-            cross_account_keys=settings.cross_account,
-            enable_key_rotation=settings.cross_account,
+            # A KMS key on the artifacts: needed when a stage's account is not the pipeline's,
+            # and kept for one account too, so every CodeBuild project encrypts with it.
+            cross_account_keys=True,
+            enable_key_rotation=True,
             code_build_defaults=pipelines.CodeBuildOptions(
                 build_environment=codebuild.BuildEnvironment(build_image=BUILD_IMAGE)),
             asset_publishing_code_build_defaults=pipelines.CodeBuildOptions(

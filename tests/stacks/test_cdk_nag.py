@@ -9,7 +9,7 @@ def acknowledgements(synth) -> dict[tuple[str, str], str]:
     """(construct path, acknowledged id) -> reason, as recorded in the cloud assembly."""
     found = {}
     for stack in synth.templates:
-        metadata = json.loads((synth.outdir / f"{stack}.metadata.json").read_text())
+        metadata = synth.metadata(stack)
         for path, entries in metadata.items():
             for entry in entries:
                 if entry["type"] == "aws:cdk:acknowledged-rules":
