@@ -120,6 +120,6 @@ def normalize(node):
         return {k: normalize(v) for k, v in node.items()}
     if isinstance(node, list):
         return [normalize(v) for v in node]
-    if isinstance(node, str) and (node.endswith(".zip") or ":" in node or node.startswith("asset.")):
+    if isinstance(node, str) and (node.endswith(".zip") or ":" in node or "asset." in node):
         return _ASSET_HASH.sub("<asset-hash>", node)
     return node

@@ -39,8 +39,9 @@ def cli_out(tmp_path_factory):
 
 @pytest.mark.parametrize("stack", STACKS)
 def test_cli_writes_the_snapshotted_template(cli_out, default, stack):
-    """Same template as the in-process synth that test_stack_snapshots checks."""
-    template = json.loads((cli_out / f"{stack}.template.json").read_text())
+    """Same template as the in-process synth that test_stack_snapshots checks (the stage's
+    templates are in its nested assembly)."""
+    template = json.loads((cli_out / default.assembly_dir.name / f"{default.artifact_ids[stack]}.template.json").read_text())
     assert normalize(template) == normalize(default.templates[stack])
 
 

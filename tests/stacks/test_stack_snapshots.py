@@ -5,7 +5,7 @@ tests/stacks/__snapshots__/, commit it with the change.
 """
 
 import pytest
-from stack_synth import STACKS, normalize
+from stack_synth import STACKS, normalize, synthesize_pipeline
 from syrupy.extensions.json import JSONSnapshotExtension
 
 
@@ -31,3 +31,8 @@ def test_snapshots_ignore_asset_hashes():
         "Image": {"Fn::Sub": "123.dkr.ecr/repo:<asset-hash>"}, "S3Key": "<asset-hash>.zip",
         "Metadata": {"aws:asset:path": "asset.<asset-hash>"}, "Sha256": "d" * 64,
     }
+
+
+def test_pipeline_template_matches_snapshot(snapshot_json):
+    """The delivery pipeline with the placeholder accounts of stack_synth.PIPELINE_CONTEXT."""
+    assert normalize(synthesize_pipeline().templates["Pipeline"]) == snapshot_json
