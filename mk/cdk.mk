@@ -41,6 +41,12 @@ BUILDX_CHECK = @if command -v docker >/dev/null && ! docker buildx version >/dev
 	echo "Docker's buildx component is missing: the image build needs it (docker build --output)."; \
 	echo "Install docker-buildx-plugin (or Docker Desktop), then run this again."; exit 1; fi
 
+# What the offline targets need first. The pipeline's synth step has a venv of
+# stacks/requirements.txt only and passes CDK_SETUP=node_modules/.installed, so make does
+# not install the server's several GB into it.
+CDK_SETUP ?= setup
+CDK_OUT ?= cdk.out
+
 .PHONY: synth bootstrap diff deploy snapshot-update synth-pipeline deploy-pipeline test-stacks
 
 setup: node_modules/.installed
@@ -49,9 +55,9 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-synth: setup
-	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet $(CDK_ARGS)
-	@ls -1 cdk.out/*.template.json
+synth: $(CDK_SETUP)
+	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet --output $(CDK_OUT) $(CDK_ARGS)
+	@ls -1 $(CDK_OUT)/assembly-*/*.template.json
 
 bootstrap: setup
 	$(CDK_RUN) bootstrap $(CDK_ARGS)
@@ -63,16 +69,16 @@ deploy: setup
 	$(BUILDX_CHECK)
 	$(CDK_RUN) deploy $(STACKS) --require-approval $(REQUIRE_APPROVAL) $(STAGE_ARGS) $(CDK_ARGS)
 
-synth-pipeline: setup
-	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet $(PIPELINE_ARGS) $(if $(EXAMPLE),$(EXAMPLE_ARGS)) $(CDK_ARGS)
-	@ls -1 cdk.out/*.template.json cdk.out/assembly-*/*.template.json
+synth-pipeline: $(CDK_SETUP)
+	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet --output $(CDK_OUT) $(PIPELINE_ARGS) $(if $(EXAMPLE),$(EXAMPLE_ARGS)) $(CDK_ARGS)
+	@ls -1 $(CDK_OUT)/*.template.json $(CDK_OUT)/assembly-*/*.template.json
 
 # Once, from a machine with credentials for the pipeline's account; afterwards the
 # pipeline updates itself from the branch (self-mutation).
 deploy-pipeline: setup
 	$(CDK_RUN) deploy Pipeline --require-approval $(REQUIRE_APPROVAL) $(PIPELINE_ARGS) $(CDK_ARGS)
 
-test-stacks: setup
+test-stacks: $(CDK_SETUP)
 	$(PY) -m pytest tests/stacks -q $(PYTEST_ARGS)
 
 # Rewrites the template snapshots; review `git diff tests/stacks/__snapshots__` after it.

@@ -25,9 +25,11 @@ BUILD_IMAGE = codebuild.LinuxBuildImage.AMAZON_LINUX_2_5
 # The server image is several GB (PyTorch with CUDA): 8 vCPUs, 15 GB memory, 128 GB disk,
 # privileged for the Docker daemon.
 ASSET_COMPUTE = codebuild.ComputeType.LARGE
+# The venv holds stacks/requirements.txt only: CDK_SETUP keeps make from installing the
+# server's packages; node_modules/.installed installs the pinned aws-cdk CLI (npm ci).
 SYNTH_COMMANDS = [
-    "make test-stacks VENV=.venv",
-    "make synth-pipeline VENV=.venv",
+    "make test-stacks VENV=.venv CDK_SETUP=node_modules/.installed",
+    "make synth-pipeline VENV=.venv CDK_SETUP=node_modules/.installed",
 ]
 
 

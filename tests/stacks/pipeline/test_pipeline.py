@@ -22,7 +22,9 @@ def test_stages_run_in_delivery_order(pipeline):
 def test_synth_runs_the_fast_checks_before_cdk_synth(pipeline):
     [synth] = actions(pipeline, "Build")
     spec = buildspec(pipeline, synth)
-    assert spec["phases"]["build"]["commands"] == ["make test-stacks VENV=.venv", "make synth-pipeline VENV=.venv"]
+    assert spec["phases"]["build"]["commands"] == [
+        "make test-stacks VENV=.venv CDK_SETUP=node_modules/.installed",
+        "make synth-pipeline VENV=.venv CDK_SETUP=node_modules/.installed"]
     assert ".venv/bin/pip install --quiet -r stacks/requirements.txt" in spec["phases"]["install"]["commands"]
 
 
