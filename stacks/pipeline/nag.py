@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from aws_cdk import Stack, aws_iam as iam, aws_s3 as s3
+from aws_cdk import Stack, aws_codepipeline as codepipeline, aws_iam as iam, aws_s3 as s3
 from constructs import IConstruct
 
 from stacks.nag import acknowledge, flatten
@@ -41,6 +41,15 @@ ARTIFACT_LOGS_REASON = (
     "is private, SSL-only and KMS-encrypted; CodePipeline and CodeBuild reach it with their own roles, whose "
     "calls CloudTrail records."
 )
+REPLICATION_OBJECTS_REASON = (
+    "Objects of the replication bucket CDK creates in each other region of the pipeline's actions (its "
+    "cross-region support stack): CodePipeline copies the run's artifacts there under generated keys."
+)
+REPLICATION_LOGS_REASON = (
+    "CDK's cross-region replication bucket holds copies of the pipeline's artifacts for actions in another "
+    "region, private and KMS-encrypted like the artifact bucket; only the pipeline's roles reach it, and "
+    "CloudTrail records their calls."
+)
 
 
 def _as_list(value) -> list:
@@ -58,17 +67,27 @@ def iam5_findings(document: dict) -> list[str]:
     return list(dict.fromkeys(found))
 
 
-def acknowledge_pipeline_findings(stack: Stack) -> None:
+def acknowledge_pipeline_findings(stack: Stack, pipeline: codepipeline.Pipeline) -> None:
+    """After build_pipeline(): the pipeline stack, and the cross-region support stacks CDK
+    adds beside it when a stage is in another region (their replication buckets)."""
+    replication_buckets = []
+    for support in pipeline.cross_region_support.values():
+        acknowledge(support.replication_bucket, "S1", REPLICATION_LOGS_REASON)
+        # The generated physical name, as the pipeline's policies spell it.
+        replication_buckets.append(stack.resolve(support.replication_bucket.bucket_name))
     for construct in stack.node.find_all():
         if isinstance(construct, iam.CfnPolicy):
-            _acknowledge_policy(stack, construct)
+            _acknowledge_policy(stack, construct, replication_buckets)
         elif isinstance(construct, s3.CfnBucket) and "ArtifactsBucket" in construct.node.path:
             acknowledge(construct, "S1", ARTIFACT_LOGS_REASON)
 
 
-def _acknowledge_policy(stack: Stack, policy: iam.CfnPolicy) -> None:
+def _acknowledge_policy(stack: Stack, policy: iam.CfnPolicy, replication_buckets: list[str]) -> None:
     scope: IConstruct = policy.node.scope
     for finding in iam5_findings(stack.resolve(policy.policy_document)):
+        if any(finding.endswith(f":s3:::{name}/*]") for name in replication_buckets):
+            acknowledge(scope, finding, REPLICATION_OBJECTS_REASON)
+            continue
         reason = next((r for pattern, r in REASONS if pattern.search(finding)), None)
         if reason:
             acknowledge(scope, finding, reason)

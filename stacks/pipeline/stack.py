@@ -89,7 +89,7 @@ class PipelineStack(Stack):
             )
             self.pipeline.add_stage(stage, pre=pre, post=[self._validation(stage, env, source, config)])
         self.pipeline.build_pipeline()
-        acknowledge_pipeline_findings(self)
+        acknowledge_pipeline_findings(self, self.pipeline.pipeline)
 
     def _validation(self, stage: KokoroStage, env: StageEnv, source, config: DeploymentConfig):
         return validation_step(

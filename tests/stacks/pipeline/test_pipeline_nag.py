@@ -1,5 +1,9 @@
 """cdk-nag on the pipeline: no open finding, each acknowledgement used and explained."""
 
+import json
+
+from stack_synth import synthesize_pipeline
+
 from stacks.pipeline.nag import REASONS, iam5_findings
 
 
@@ -41,3 +45,14 @@ def test_findings_are_computed_as_cdk_nag_spells_them():
 def test_an_unknown_kind_of_wildcard_stays_open():
     finding = "IAM5[Resource::arn:aws:dynamodb:us-east-1:1:table/*]"
     assert not any(pattern.search(finding) for pattern, _ in REASONS)
+
+
+def test_prod_in_another_region_adds_a_support_stack_and_stays_clean():
+    synth = synthesize_pipeline(prodRegion="eu-west-1")
+    [report] = synth.report["pluginReports"]
+    assert report["violations"] == []
+    [support] = synth.outdir.glob("cross-region-stack-*eu-west-1.template.json")
+    buckets = [r for r in json.loads(support.read_text())["Resources"].values() if r["Type"] == "AWS::S3::Bucket"]
+    assert len(buckets) == 1
+    used = {v["acknowledgedAt"] for v in report["suppressedViolations"]}
+    assert any(path.startswith("cross-region-stack-") for path in used)
