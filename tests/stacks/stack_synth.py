@@ -123,3 +123,18 @@ def normalize(node):
     if isinstance(node, str) and (node.endswith(".zip") or ":" in node or "asset." in node):
         return _ASSET_HASH.sub("<asset-hash>", node)
     return node
+
+
+_ANY_HASH = re.compile(r"(?<![0-9a-f])[0-9a-f]{64}(?![0-9a-f])")
+# cdk-assets destination ids: `<asset hash>:<account>-<region>-<8 hex of the destination>`
+_DESTINATION = re.compile(r"(<hash>:\d{12}-[a-z]{2}(?:-[a-z]+)+-\d-)[0-9a-f]{8}")
+
+
+def normalize_pipeline(node):
+    """For the pipeline template: every 64-hex value is a hash of something built (asset ids
+    in the publishing buildspecs, CodeBuild's _PROJECT_CONFIG_HASH), none a pinned digest."""
+    if isinstance(node, dict):
+        return {k: normalize_pipeline(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [normalize_pipeline(v) for v in node]
+    return _DESTINATION.sub(r"\1<id>", _ANY_HASH.sub("<hash>", node)) if isinstance(node, str) else node
