@@ -31,6 +31,8 @@ CDK_CONTEXT = json.loads((REPO / "cdk.json").read_text())["context"]
 STACKS = ("Foundation", "ModelCache", "Endpoint")
 
 
+# `make deploy STAGE=staging`'s context, with a placeholder account.
+STAGING_CONTEXT = {"stage": "staging", "stagingAccount": "111111111111", "stagingRegion": "eu-central-1"}
 # A pipeline's context: placeholder accounts, nothing that reaches AWS.
 PIPELINE_CONTEXT = {
     "pipeline": "true", "stagingAccount": "111111111111", "stagingRegion": "us-east-1",

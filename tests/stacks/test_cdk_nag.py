@@ -3,6 +3,7 @@
 import json
 
 import pytest
+from stack_synth import STAGING_CONTEXT
 
 
 def acknowledgements(synth) -> dict[tuple[str, str], str]:
@@ -17,12 +18,14 @@ def acknowledgements(synth) -> dict[tuple[str, str], str]:
     return found
 
 
-@pytest.fixture(params=["default", "cpu", "local"])
+@pytest.fixture(params=["default", "cpu", "local", "staging"])
 def any_synth(request, default, synth, tmp_path_factory):
     if request.param == "default":
         return default
     if request.param == "cpu":
         return synth(instanceType="ml.c7i.xlarge")
+    if request.param == "staging":
+        return synth(**STAGING_CONTEXT)
     model = tmp_path_factory.mktemp("model")
     (model / "config.json").write_text("{}")
     return synth(modelSource=f"local:{model}", alarmTopicArn="arn:aws:sns:us-east-1:123456789012:t")

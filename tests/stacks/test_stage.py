@@ -3,11 +3,11 @@
 import json
 
 import pytest
-from stack_synth import STACKS
+from stack_synth import STACKS, STAGING_CONTEXT
 
 from stacks.config import ConfigError
 
-STAGING = {"stage": "staging", "stagingAccount": "111111111111", "stagingRegion": "eu-central-1"}
+STAGING = STAGING_CONTEXT
 
 
 def environments(synth) -> dict[str, str]:
