@@ -1,8 +1,11 @@
 #!/usr/bin/env python3
-"""CDK app for the Kokoro streaming TTS endpoint: `make synth`, `make diff`, `make deploy`.
+"""CDK app for the Kokoro streaming TTS endpoint: `make synth`, `make diff`, `make deploy`
+(the product's stage), or with `-c pipeline=true` the delivery pipeline (`make synth-pipeline`,
+`make deploy-pipeline`).
 
-Configuration comes from cdk.json's context, overridable with `-c key=value`; see
-the README's Deployment section for the keys. cdk-nag's AwsSolutions checks run on every synth.
+Configuration comes from cdk.json's context, overridable with `-c key=value`; see the
+README's Deployment and Delivery pipeline sections for the keys. cdk-nag's AwsSolutions
+checks run on every synth.
 """
 
 import sys

@@ -3,8 +3,14 @@
 #                                   offline: no Docker, no AWS credentials, cdk-nag on
 #   make bootstrap                  once per account and region: CDK's staging bucket and ECR repo
 #   make diff / make deploy         against the account and region of your AWS credentials
+#                                   (STAGE=staging|prod: that stage's account, region, prefix)
+#   make synth-pipeline             the delivery pipeline's CloudFormation into cdk.out/, offline
+#   make deploy-pipeline            deploy the pipeline stack (then it deploys itself on commits)
+#   make test-stacks                the fast checks: stack tests, snapshots, cdk-nag, cfn-lint
 #   make snapshot-update            rewrite tests/stacks/__snapshots__ after an intended change
 #   CDK_ARGS="-c key=value ..."     context overrides for any of them (README.md, Deployment)
+#   REQUIRE_APPROVAL=never|broadening|any-change   default: broadening at a terminal, never
+#                                   without one or when CI is set (the CLI refuses to ask then)
 # The aws-cdk CLI is pinned in package.json/package-lock.json; make setup installs it.
 CDK := node_modules/.bin/cdk
 CDK_ARGS ?=
@@ -17,8 +23,31 @@ CDK_ARGS ?=
 CDK_ENV := CDK_DISABLE_VERSION_CHECK=1 CDK_DISABLE_CLI_TELEMETRY=true \
 	JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=20 BUILDX_NO_DEFAULT_ATTESTATIONS=1
 CDK_RUN = $(CDK_ENV) $(CDK) --app "$(PY) app.py" --no-notices
+# The product's stacks live in a Stage: '**' selects them (--all takes top-level stacks only).
+STACKS := '**'
+STAGE ?=
+STAGE_ARGS := $(if $(STAGE),-c stage=$(STAGE))
+# Without a terminal (CI, a pipeline) the CLI cannot ask, and refuses to deploy when asked
+# to ask: there, never ask; at a terminal, ask before IAM widens.
+REQUIRE_APPROVAL ?= $(shell if [ -z "$$CI" ] && [ -t 0 ]; then echo broadening; else echo never; fi)
+PIPELINE_ARGS := -c pipeline=true
+# Placeholders to look at the pipeline without your accounts: make synth-pipeline EXAMPLE=1
+EXAMPLE_ARGS := -c stagingAccount=111111111111 -c stagingRegion=us-east-1 \
+	-c prodAccount=222222222222 -c prodRegion=us-east-1 -c repository=example/kokoro-tts \
+	-c connectionArn=arn:aws:codeconnections:us-east-1:111111111111:connection/00000000-0000-0000-0000-000000000000
+# cdk deploy builds the image with `docker build --output=...`: the legacy builder (a Docker
+# CLI without the buildx component) rejects that flag, so say so before CDK starts.
+BUILDX_CHECK = @if command -v docker >/dev/null && ! docker buildx version >/dev/null 2>&1; then \
+	echo "Docker's buildx component is missing: the image build needs it (docker build --output)."; \
+	echo "Install docker-buildx-plugin (or Docker Desktop), then run this again."; exit 1; fi
 
-.PHONY: synth bootstrap diff deploy snapshot-update
+# What the offline targets need first. The pipeline's synth step has a venv of
+# stacks/requirements.txt only and passes CDK_SETUP=node_modules/.installed, so make does
+# not install the server's several GB into it.
+CDK_SETUP ?= setup
+CDK_OUT ?= cdk.out
+
+.PHONY: synth bootstrap diff deploy snapshot-update synth-pipeline deploy-pipeline test-stacks
 
 setup: node_modules/.installed
 
@@ -26,18 +55,31 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-synth: setup
-	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet $(CDK_ARGS)
-	@ls -1 cdk.out/*.template.json
+synth: $(CDK_SETUP)
+	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet --output $(CDK_OUT) $(CDK_ARGS)
+	@ls -1 $(CDK_OUT)/assembly-*/*.template.json
 
 bootstrap: setup
 	$(CDK_RUN) bootstrap $(CDK_ARGS)
 
 diff: setup
-	$(CDK_RUN) diff --all $(CDK_ARGS)
+	$(CDK_RUN) diff $(STACKS) $(STAGE_ARGS) $(CDK_ARGS)
 
 deploy: setup
-	$(CDK_RUN) deploy --all --require-approval broadening $(CDK_ARGS)
+	$(BUILDX_CHECK)
+	$(CDK_RUN) deploy $(STACKS) --require-approval $(REQUIRE_APPROVAL) $(STAGE_ARGS) $(CDK_ARGS)
+
+synth-pipeline: $(CDK_SETUP)
+	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet --output $(CDK_OUT) $(PIPELINE_ARGS) $(if $(EXAMPLE),$(EXAMPLE_ARGS)) $(CDK_ARGS)
+	@ls -1 $(CDK_OUT)/*.template.json $(CDK_OUT)/assembly-*/*.template.json
+
+# Once, from a machine with credentials for the pipeline's account; afterwards the
+# pipeline updates itself from the branch (self-mutation).
+deploy-pipeline: setup
+	$(CDK_RUN) deploy Pipeline --require-approval $(REQUIRE_APPROVAL) $(PIPELINE_ARGS) $(CDK_ARGS)
+
+test-stacks: $(CDK_SETUP)
+	$(PY) -m pytest tests/stacks -q $(PYTEST_ARGS)
 
 # Rewrites the template snapshots; review `git diff tests/stacks/__snapshots__` after it.
 snapshot-update: setup

@@ -2,7 +2,10 @@
 #   make image          build container/Dockerfile as $(IMAGE) for linux/amd64
 #   make smoke-image    run it as SageMaker does and validate it (scripts/smoke_image.sh)
 # Both print "skipped" and succeed where Docker's engine is missing (CI): `docker info`
-# is the test, as the CLI alone may be installed without an engine.
+# is the test, as the CLI alone may be installed without an engine. The build runs on the
+# current buildx builder, the stock `docker` driver included: a type=docker output without
+# `dest` is loaded into the engine's image store (a `dest=` file would need a
+# docker-container builder). It needs buildx itself: the legacy builder has no --output.
 IMAGE ?= kokoro-tts:local
 # What SageMaker CreateModel accepts: one platform, no attestations (BuildKit would push
 # an OCI image index), Docker media types (the containerd image store would write OCI
@@ -14,6 +17,7 @@ IMAGE_BUILD_FLAGS := --platform linux/amd64 --provenance=false --sbom=false \
 
 image:
 	@if ! docker info >/dev/null 2>&1; then echo "make image: skipped: no Docker engine here (docker info failed)"; exit 0; fi; \
+	if ! docker buildx version >/dev/null 2>&1; then echo "make image: Docker's buildx component is missing (the legacy builder has no --output): install docker-buildx-plugin"; exit 1; fi; \
 	echo "docker buildx build $(IMAGE_BUILD_FLAGS) --tag $(IMAGE) -f container/Dockerfile ."; \
 	docker buildx build $(IMAGE_BUILD_FLAGS) --tag $(IMAGE) -f container/Dockerfile .
 

@@ -1,37 +1,38 @@
-"""Build the product's three stacks on a CDK app; shared by app.py and the tests."""
+"""Build the CDK app: the product's stage (default) or the delivery pipeline (`-c pipeline=true`).
+
+Shared by app.py and the tests. cdk-nag's AwsSolutions checks run on every synth of either.
+"""
 
 from __future__ import annotations
 
-from aws_cdk import App, Stack, Validations
+from aws_cdk import App, Environment, Validations
 from cdk_nag import AwsSolutionsChecks
 
 from stacks.config import DeploymentConfig
-from stacks.endpoint import EndpointStack
-from stacks.foundation import FoundationStack
-from stacks.model_cache import ModelCacheStack
+from stacks.environments import stage_env
+from stacks.pipeline.config import PipelineConfig, pipeline_enabled
+from stacks.stage import KokoroStage
+
+# The construct id of the stage `make deploy` deploys when no `stage` is chosen.
+DIRECT_STAGE = "Kokoro"
 
 
-def build(app: App) -> tuple[Stack, Stack, Stack]:
-    """Foundation <- model cache <- endpoint, each dependency declared, cdk-nag on all."""
-    config = DeploymentConfig.from_context(app.node.try_get_context)
-    prefix = config.name_prefix
-    foundation = FoundationStack(
-        app, "Foundation", stack_name=f"{prefix}-foundation", config=config,
-        description="Kokoro TTS: KMS key, model bucket, SageMaker execution role, invoker policy",
-    )
-    cache = ModelCacheStack(
-        app, "ModelCache", stack_name=f"{prefix}-model-cache", config=config,
-        key=foundation.key,
-        description=f"Kokoro TTS: {config.model_id} weights cached in S3 with SHA-256 manifest",
-    )
-    endpoint = EndpointStack(
-        app, "Endpoint", stack_name=f"{prefix}-endpoint", config=config,
-        model_prefix=cache.model_prefix,
-        execution_role=foundation.execution_role, invoker_policy=foundation.invoker_policy,
-        description="Kokoro TTS: SageMaker real-time endpoint with bidirectional streaming",
-    )
-    cache.add_stack_dependency(foundation, "writes into the model bucket with its key")
-    endpoint.add_stack_dependency(foundation, "uses the execution role, key and log group")
-    endpoint.add_stack_dependency(cache, "SageMaker reads the weights when it creates the model")
+def build(app: App):
+    """The top-level construct built: a KokoroStage, or the PipelineStack."""
+    get = app.node.try_get_context
+    config = DeploymentConfig.from_context(get)
+    if pipeline_enabled(get):
+        from stacks.pipeline.stack import PipelineStack  # only the pipeline path needs it
+
+        built = PipelineStack(app, "Pipeline", config=config, settings=PipelineConfig.from_context(get))
+    elif get("stage"):
+        stage = stage_env(get, str(get("stage")))
+        built = KokoroStage(
+            app, stage.construct_id, config=config.model_copy(update={"name_prefix": stage.name_prefix}),
+            env=Environment(account=stage.account, region=stage.region),
+        )
+    else:
+        # The account and region of the deploying credentials, as before stages existed.
+        built = KokoroStage(app, DIRECT_STAGE, config=config)
     Validations.of(app).add_plugins(AwsSolutionsChecks(app))
-    return foundation, cache, endpoint
+    return built

@@ -28,19 +28,19 @@ def wildcard_resource(scope: IConstruct, resource: str) -> str:
 
     Only exact for values that resolve inside `scope`'s stack (no cross-stack reference).
     """
-    return f"IAM5[Resource::{_flatten(Stack.of(scope).resolve(resource))}]"
+    return f"IAM5[Resource::{flatten(Stack.of(scope).resolve(resource))}]"
 
 
-def _flatten(node: object) -> str:
+def flatten(node: object) -> str:
     """cdk-nag's flattenCfnReference: intrinsics become `<Ref>` / `<Id.Attr>`."""
     if isinstance(node, str):
         return node.replace("${", "<").replace("}", ">")
     if isinstance(node, dict) and "Fn::Join" in node:
         delimiter, items = node["Fn::Join"]
-        return delimiter.join(_flatten(item) for item in items)
+        return delimiter.join(flatten(item) for item in items)
     if isinstance(node, dict) and "Fn::GetAtt" in node:
         resource, attribute = node["Fn::GetAtt"]
-        return f"<{_flatten(resource)}.{_flatten(attribute)}>"
+        return f"<{flatten(resource)}.{flatten(attribute)}>"
     if isinstance(node, dict) and "Ref" in node:
-        return f"<{_flatten(node['Ref'])}>"
+        return f"<{flatten(node['Ref'])}>"
     return json.dumps(node, separators=(",", ":"))

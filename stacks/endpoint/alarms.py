@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from aws_cdk import Duration, aws_cloudwatch as cw, aws_cloudwatch_actions as cw_actions, aws_sns as sns
 from constructs import Construct
 
+from stacks.naming import rollback_alarm_names
+
 ERRORS_PER_5_MIN = 5
 LATENCY_PERIODS = 3  # 15 minutes of slow p90 before paging, not one slow burst
 
@@ -51,10 +53,13 @@ def endpoint_alarms(
             created.add_ok_action(action)
         return created
 
+    # Named: the execution role reads exactly these while an update bakes (naming.py).
+    server_errors_name, model_errors_name = rollback_alarm_names(endpoint_name)
     return EndpointAlarms(
         server_errors=alarm(
             "ServerErrors",
             f"{endpoint_name}: {ERRORS_PER_5_MIN}+ HTTP 5xx responses in 5 minutes",
+            alarm_name=server_errors_name,
             metric=metric("Invocation5XXErrors", "Sum"),
             threshold=ERRORS_PER_5_MIN,
             evaluation_periods=1,
@@ -63,6 +68,7 @@ def endpoint_alarms(
             "ModelErrors",
             f"{endpoint_name}: {ERRORS_PER_5_MIN}+ invocations without a 2xx from the container "
             "(errors, timeouts, broken responses) in 5 minutes",
+            alarm_name=model_errors_name,
             metric=metric("InvocationModelErrors", "Sum"),
             threshold=ERRORS_PER_5_MIN,
             evaluation_periods=1,

@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aws_cdk import IgnoreMode, aws_ecr_assets as ecr_assets, aws_iam as iam
+from aws_cdk import IgnoreMode, aws_ecr_assets as ecr_assets
 from constructs import Construct
-
-from stacks.nag import acknowledge
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The server imports the shared sentence chunker from tts_text/, so the build context
 # is the repo root; everything but these two directories stays out of it (and out of
 # the asset hash). The repo-root .dockerignore says the same for a manual `docker build`.
 # `docker build --output=...` as cdk-assets passes it: SageMaker-compatible media types.
+# Works on a stock engine with buildx's default `docker` driver: a type=docker output with
+# no `dest` becomes the engine's own image exporter there (buildx build/opt.go), and on
+# other drivers a `docker load`; only a `dest=` tarball needs a docker-container builder
+# ("Docker exporter is not supported for the docker driver"). What fails is a Docker CLI
+# without the buildx component: the legacy builder has no --output ("unknown flag:
+# --output"), so mk/image.mk and mk/cdk.mk check for buildx before building.
 BUILD_OUTPUTS = ["type=docker,oci-mediatypes=false"]
 BUILD_CONTEXT_EXCLUDE = [
     "*",
@@ -45,29 +49,3 @@ def model_image(scope: Construct) -> ecr_assets.DockerImageAsset:
         exclude=BUILD_CONTEXT_EXCLUDE,
         display_name="kokoro-tts-server",
     )
-
-
-def grant_image_pull(scope: Construct, image: ecr_assets.DockerImageAsset, role: iam.IRole) -> iam.Policy:
-    """Let the SageMaker execution role pull exactly this image's repository."""
-    policy = iam.Policy(
-        scope,
-        "ImagePull",
-        roles=[role],
-        statements=[
-            iam.PolicyStatement(
-                sid="PullModelImage",
-                actions=["ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability"],
-                resources=[image.repository.repository_arn],
-            ),
-            # Registry-wide by design: an ECR auth token is not tied to a repository.
-            iam.PolicyStatement(sid="EcrLogin", actions=["ecr:GetAuthorizationToken"], resources=["*"]),
-        ],
-    )
-    acknowledge(
-        policy,
-        "IAM5[Resource::*]",
-        "Only ecr:GetAuthorizationToken has Resource '*': ECR does not support resource-level "
-        "permissions for it, and the token alone grants no image; pulls are limited to this "
-        "image's repository by the statement above.",
-    )
-    return policy

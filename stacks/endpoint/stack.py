@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from aws_cdk import CfnOutput, Stack, aws_iam as iam
+from aws_cdk import Aws, CfnOutput, Stack, aws_iam as iam
 from constructs import Construct
 
 from stacks.config import DeploymentConfig
 from stacks.endpoint.alarms import endpoint_alarms
 from stacks.endpoint.autoscaling import variant_autoscaling
-from stacks.endpoint.image import grant_image_pull, model_image
+from stacks.endpoint.image import model_image
 from stacks.endpoint.manifest_check import ImageManifestCheck
 from stacks.endpoint.sagemaker_endpoint import GPU_INFERENCE_AMI, VARIANT, SageMakerEndpoint
 from stacks.naming import model_bucket_name
@@ -29,7 +29,6 @@ class EndpointStack(Stack):
         super().__init__(scope, id, **kwargs)
         model_data_url = f"s3://{model_bucket_name(config.name_prefix)}/{model_prefix}"
         image = model_image(self)
-        pull = grant_image_pull(self, image, execution_role)
         manifest = ImageManifestCheck(self, "ImageCheck", image=image)
         alarms = endpoint_alarms(
             self,
@@ -55,9 +54,9 @@ class EndpointStack(Stack):
             },
             rollback_alarms=alarms.rollback_triggers,
         )
-        # CreateModel checks that the role can pull the image, and refuses an image
-        # with an OCI manifest: grant first, check the manifest first.
-        endpoint.model.node.add_dependency(pull, manifest.resource)
+        # CreateModel refuses an image with an OCI manifest: check the manifest first. (The
+        # role's image pull is granted in the foundation stack, well before this.)
+        endpoint.model.node.add_dependency(manifest.resource)
         scaling = variant_autoscaling(
             self,
             endpoint_name=config.endpoint_name,
@@ -70,9 +69,14 @@ class EndpointStack(Stack):
         )
         scaling.add_resource_dependency(endpoint.endpoint, "the variant exists once the endpoint does")
 
-        CfnOutput(self, "EndpointName", value=config.endpoint_name,
-                  description="SageMaker endpoint to invoke (HTTP/2 bidirectional stream on port 8443)")
-        CfnOutput(self, "InvokerPolicyArn", value=invoker_policy.managed_policy_arn,
-                  description="Attach to the roles or users that call the endpoint")
+        # The pipeline's validation step reads these three (stacks/pipeline/validation.py).
+        self.endpoint_name_output = CfnOutput(
+            self, "EndpointName", value=config.endpoint_name,
+            description="SageMaker endpoint to invoke (HTTP/2 bidirectional stream on port 8443)")
+        self.region_output = CfnOutput(self, "EndpointRegion", value=Aws.REGION,
+                                       description="Region of the endpoint")
+        self.invoker_policy_output = CfnOutput(
+            self, "InvokerPolicyArn", value=invoker_policy.managed_policy_arn,
+            description="Attach to the roles or users that call the endpoint")
         CfnOutput(self, "ModelDataUrl", value=model_data_url,
                   description="Cached weights the model loads into /opt/ml/model")

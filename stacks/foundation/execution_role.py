@@ -1,7 +1,9 @@
-"""The SageMaker execution role: read the model prefix, decrypt it, write the endpoint's logs.
+"""The SageMaker execution role: read the model prefix, decrypt it, write the endpoint's logs,
+pull the image, read the rollback alarms.
 
-Pulling the container image is granted by the endpoint stack (it owns the image asset and
-knows its repository), attached to this role there.
+Everything is granted here, in the foundation stack, so it is in force long before the
+endpoint stack calls CreateModel: a policy attached moments before CreateModel is a known
+cause of "role ... does not have BatchGetImage permission" (IAM is eventually consistent).
 """
 
 from aws_cdk import ArnFormat, Stack, aws_iam as iam, aws_kms as kms, aws_logs as logs, aws_s3 as s3
@@ -20,6 +22,8 @@ def execution_role(
     key: kms.IKey,
     model_prefix: str,
     log_group: logs.ILogGroup,
+    image_repository_arn: str,
+    rollback_alarm_names: list[str],
 ) -> iam.Role:
     stack = Stack.of(scope)
     objects = bucket.arn_for_objects(f"{model_prefix}/*")
@@ -52,6 +56,23 @@ def execution_role(
             resources=["*"],
             conditions={"StringEquals": {"cloudwatch:namespace": METRICS_NAMESPACE}},
         ),
+        # CDK's bootstrap repository for image assets: the endpoint's image is pushed there.
+        iam.PolicyStatement(
+            sid="PullModelImage",
+            actions=["ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability"],
+            resources=[image_repository_arn],
+        ),
+        # Registry-wide by design: an ECR auth token is not tied to a repository.
+        iam.PolicyStatement(sid="EcrLogin", actions=["ecr:GetAuthorizationToken"], resources=["*"]),
+        # Deployment guardrails: SageMaker reads the auto-rollback alarms with the execution
+        # role while a blue/green update bakes ("deployment guardrails configuration").
+        iam.PolicyStatement(
+            sid="ReadRollbackAlarms",
+            actions=["cloudwatch:DescribeAlarms"],
+            resources=[stack.format_arn(service="cloudwatch", resource="alarm", resource_name=name,
+                                        arn_format=ArnFormat.COLON_RESOURCE_NAME)
+                       for name in rollback_alarm_names],
+        ),
     ]
     role = iam.Role(
         scope,
@@ -70,9 +91,10 @@ def execution_role(
     acknowledge(
         role,
         "IAM5[Resource::*]",
-        "Only cloudwatch:PutMetricData has Resource '*': it supports no resource-level "
-        f"permissions; the statement is pinned to the {METRICS_NAMESPACE} namespace "
-        "by the cloudwatch:namespace condition.",
+        "Only cloudwatch:PutMetricData and ecr:GetAuthorizationToken have Resource '*': "
+        "neither supports resource-level permissions; metrics are pinned to the "
+        f"{METRICS_NAMESPACE} namespace by a condition, and the ECR token alone grants no "
+        "image (pulls are limited to the bootstrap image repository).",
     )
     return role
 

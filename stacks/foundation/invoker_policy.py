@@ -3,11 +3,19 @@
 from aws_cdk import Stack, aws_iam as iam
 from constructs import Construct
 
-# InvokeEndpoint also authorizes InvokeEndpointWithResponseStream, which is no IAM
-# action of its own (SageMaker Runtime API reference); the bidirectional stream is.
+# The three invocation APIs and the IAM actions that authorize them:
+#  - InvokeEndpoint: sagemaker:InvokeEndpoint.
+#  - InvokeEndpointWithResponseStream: the SageMaker Runtime API reference says "your IAM
+#    permissions must allow the sagemaker:InvokeEndpoint action", while the Service
+#    Authorization Reference ("Actions, resources, and condition keys for Amazon SageMaker
+#    AI", as bundled in cfn-lint's data/AdditionalSpecs/Policies.json, cfn-lint 1.58.0)
+#    also lists sagemaker:InvokeEndpointWithResponseStream on the endpoint resource: both.
+#  - InvokeEndpointWithBidirectionalStream (the HTTP/2 API, signed as service "sagemaker"):
+#    the reference lists no action of that name (cfn-lint W3037 rejects it), so it is
+#    authorized by sagemaker:InvokeEndpoint, already granted.
 INVOKE_ACTIONS = [
     "sagemaker:InvokeEndpoint",
-    "sagemaker:InvokeEndpointWithBidirectionalStream",
+    "sagemaker:InvokeEndpointWithResponseStream",
 ]
 
 

@@ -1,4 +1,7 @@
-"""Foundation: KMS key, model bucket (+ access logs), execution role, invoker policy."""
+"""Foundation: KMS key, model bucket (+ access logs), execution role, invoker policy
+(and, in a pipeline stage, the validator role)."""
+
+from __future__ import annotations
 
 from aws_cdk import RemovalPolicy, Stack, aws_logs as logs
 from constructs import Construct
@@ -8,10 +11,15 @@ from stacks.foundation.execution_role import execution_role
 from stacks.foundation.invoker_policy import invoker_policy
 from stacks.foundation.model_bucket import ModelBucket
 from stacks.foundation.model_key import model_key
+from stacks.foundation.validator_role import validator_role
+from stacks.naming import image_repository_arn, rollback_alarm_names
 
 
 class FoundationStack(Stack):
-    def __init__(self, scope: Construct, id: str, *, config: DeploymentConfig, **kwargs) -> None:
+    def __init__(
+        self, scope: Construct, id: str, *, config: DeploymentConfig,
+        validator_account: str | None = None, **kwargs,
+    ) -> None:
         super().__init__(scope, id, **kwargs)
         self.key = model_key(self, config.name_prefix)
         buckets = ModelBucket(self, "Storage", key=self.key, name_prefix=config.name_prefix)
@@ -32,5 +40,12 @@ class FoundationStack(Stack):
             key=self.key,
             model_prefix=config.model_id,
             log_group=self.log_group,
+            image_repository_arn=image_repository_arn(self),
+            rollback_alarm_names=rollback_alarm_names(config.endpoint_name),
         )
         self.invoker_policy = invoker_policy(self, endpoint_name=config.endpoint_name)
+        # Only in a delivery pipeline's stages: the role its validation step assumes.
+        self.validator_role = validator_role(
+            self, name_prefix=config.name_prefix, trusted_account=validator_account,
+            invoker_policy=self.invoker_policy,
+        ) if validator_account else None

@@ -3,13 +3,14 @@
 import json
 
 import pytest
+from stack_synth import STAGING_CONTEXT
 
 
 def acknowledgements(synth) -> dict[tuple[str, str], str]:
     """(construct path, acknowledged id) -> reason, as recorded in the cloud assembly."""
     found = {}
     for stack in synth.templates:
-        metadata = json.loads((synth.outdir / f"{stack}.metadata.json").read_text())
+        metadata = synth.metadata(stack)
         for path, entries in metadata.items():
             for entry in entries:
                 if entry["type"] == "aws:cdk:acknowledged-rules":
@@ -17,12 +18,14 @@ def acknowledgements(synth) -> dict[tuple[str, str], str]:
     return found
 
 
-@pytest.fixture(params=["default", "cpu", "local"])
+@pytest.fixture(params=["default", "cpu", "local", "staging"])
 def any_synth(request, default, synth, tmp_path_factory):
     if request.param == "default":
         return default
     if request.param == "cpu":
         return synth(instanceType="ml.c7i.xlarge")
+    if request.param == "staging":
+        return synth(**STAGING_CONTEXT)
     model = tmp_path_factory.mktemp("model")
     (model / "config.json").write_text("{}")
     return synth(modelSource=f"local:{model}", alarmTopicArn="arn:aws:sns:us-east-1:123456789012:t")

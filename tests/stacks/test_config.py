@@ -90,4 +90,7 @@ def test_readme_lists_every_context_key_with_its_default():
     assert set(documented) == product_keys
     for key, default in documented.items():
         value = CDK_CONTEXT[key]
-        assert default == (f"`{value}`" if value != "" else "empty (no notifications)"), key
+        if value == "":
+            assert default.startswith("empty"), key
+        else:
+            assert default == f"`{json.dumps(value) if isinstance(value, bool) else value}`", key

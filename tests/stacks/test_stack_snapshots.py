@@ -5,7 +5,7 @@ tests/stacks/__snapshots__/, commit it with the change.
 """
 
 import pytest
-from stack_synth import STACKS, normalize
+from stack_synth import STACKS, normalize, normalize_pipeline, synthesize_pipeline
 from syrupy.extensions.json import JSONSnapshotExtension
 
 
@@ -31,3 +31,15 @@ def test_snapshots_ignore_asset_hashes():
         "Image": {"Fn::Sub": "123.dkr.ecr/repo:<asset-hash>"}, "S3Key": "<asset-hash>.zip",
         "Metadata": {"aws:asset:path": "asset.<asset-hash>"}, "Sha256": "d" * 64,
     }
+
+
+def test_pipeline_template_matches_snapshot(snapshot_json):
+    """The delivery pipeline with the placeholder accounts of stack_synth.PIPELINE_CONTEXT;
+    a change to the server code (the image asset's hash) leaves it as it is."""
+    assert normalize_pipeline(synthesize_pipeline().templates["Pipeline"]) == snapshot_json
+
+
+def test_pipeline_snapshot_ignores_what_the_image_hash_changes():
+    publish = 'cdk-assets publish "' + "a" * 64 + ':111111111111-us-east-1-c8aa321e"'
+    assert normalize_pipeline({"BuildSpec": publish, "Hash": "b" * 64}) == {
+        "BuildSpec": 'cdk-assets publish "<hash>:111111111111-us-east-1-<id>"', "Hash": "<hash>"}

@@ -11,7 +11,7 @@ def test_image_is_built_for_linux_amd64_from_container_and_client_only(default):
     [image] = default.assets("Endpoint")["dockerImages"].values()
     assert image["source"]["platform"] == "linux/amd64"
     assert image["source"]["dockerFile"] == "container/Dockerfile"
-    staged = default.outdir / image["source"]["directory"]
+    staged = default.assembly_dir / image["source"]["directory"]
     top = {p.name for p in staged.iterdir()} - {".dockerignore"}
     assert top == {"container", "tts_client"}
     assert (staged / "container" / "Dockerfile").is_file()
@@ -30,10 +30,19 @@ def test_model_reads_the_cached_prefix_uncompressed_with_network_isolation(defau
         "MODEL_DIR": "/opt/ml/model", "HF_HUB_OFFLINE": "1", "WS_MAX_PENDING_RESPONSES": "15"}
 
 
-def test_model_is_created_after_the_role_may_pull_the_image(default):
-    [(model_id, model)] = default.resources("Endpoint", "AWS::SageMaker::Model").items()
-    [pull_id] = default.resources("Endpoint", "AWS::IAM::Policy")
-    assert pull_id in model["DependsOn"]
+def test_the_role_may_pull_the_image_before_the_endpoint_stack_exists(default):
+    """The pull is granted in the foundation stack, on the repository the image is pushed to,
+    not by a policy attached moments before CreateModel."""
+    [image] = default.assets("Endpoint")["dockerImages"].values()
+    [destination] = image["destinations"].values()
+    [role] = [r["Properties"] for r in default.resources("Foundation", "AWS::IAM::Role").values()
+              if r["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"]
+              == {"Service": "sagemaker.amazonaws.com"}]
+    [pull] = [s for p in role["Policies"] for s in p["PolicyDocument"]["Statement"] if s["Sid"] == "PullModelImage"]
+    assert pull["Resource"] == {"Fn::Sub": "arn:${AWS::Partition}:ecr:${AWS::Region}:${AWS::AccountId}:repository/"
+                                           + destination["repositoryName"]}
+    assert not default.resources("Endpoint", "AWS::IAM::Policy")
+    assert "Foundation" in default.depends_on("Endpoint")
 
 
 CPU = "ml.c7i.xlarge"  # 4 vCPUs
@@ -178,5 +187,4 @@ def test_outputs_name_the_endpoint_and_the_invoker_policy(default):
 
 @pytest.mark.parametrize("stack,depends_on", [("ModelCache", {"Foundation"}), ("Endpoint", {"Foundation", "ModelCache"})])
 def test_stack_dependencies_are_explicit(default, stack, depends_on):
-    manifest = json.loads((default.outdir / "manifest.json").read_text())
-    assert {d for d in manifest["artifacts"][stack]["dependencies"] if not d.endswith(".assets")} == depends_on
+    assert default.depends_on(stack) == depends_on

@@ -1,5 +1,8 @@
 """Foundation: the key, the buckets and their policies, the execution role, the invoker policy."""
 
+import json
+from importlib.resources import files
+
 from aws_cdk.assertions import Match
 
 
@@ -66,7 +69,21 @@ def test_execution_role_reads_only_the_model_prefix(default):
     assert statements["EndpointMetrics"]["Condition"] == {
         "StringEquals": {"cloudwatch:namespace": "/aws/sagemaker/Endpoints"}}
     assert set(statements) == {"ListModelPrefix", "ReadModelPrefix", "DecryptModelViaS3",
-                               "WriteEndpointLogs", "EndpointMetrics"}
+                               "WriteEndpointLogs", "EndpointMetrics", "PullModelImage", "EcrLogin",
+                               "ReadRollbackAlarms"}
+
+
+def test_execution_role_may_read_exactly_the_rollback_alarms(default):
+    """SageMaker's deployment guardrails read the auto-rollback alarms as the execution role."""
+    statements = {s["Sid"]: s for s in role_statements(default, "Foundation", "sagemaker.amazonaws.com")}
+    grant = statements["ReadRollbackAlarms"]
+    assert grant["Action"] == "cloudwatch:DescribeAlarms"
+    granted = {arn["Fn::Join"][1][-1].removeprefix(":alarm:") for arn in grant["Resource"]}
+    endpoint = default.one("Endpoint", "AWS::SageMaker::Endpoint")
+    alarms = default.resources("Endpoint", "AWS::CloudWatch::Alarm")
+    rollback = {alarms[a["AlarmName"]["Ref"]]["Properties"]["AlarmName"]
+                for a in endpoint["DeploymentConfig"]["AutoRollbackConfiguration"]["Alarms"]}
+    assert granted == rollback == {"kokoro-tts-endpoint-server-errors", "kokoro-tts-endpoint-model-errors"}
 
 
 def test_execution_role_writes_only_its_endpoint_log_group(default):
@@ -74,12 +91,26 @@ def test_execution_role_writes_only_its_endpoint_log_group(default):
     assert group["Properties"]["LogGroupName"] == "/aws/sagemaker/Endpoints/kokoro-tts-endpoint"
 
 
+def sagemaker_actions_in_the_reference() -> set[str]:
+    """SageMaker's IAM actions as cfn-lint bundles them from the Service Authorization Reference."""
+    policies = json.loads(files("cfnlint").joinpath("data/AdditionalSpecs/Policies.json").read_text())
+    return set(policies["sagemaker"]["Actions"])
+
+
+def test_invoker_policy_grants_the_invocation_actions_the_reference_names():
+    from stacks.foundation.invoker_policy import INVOKE_ACTIONS
+
+    known = sagemaker_actions_in_the_reference()
+    assert {a.removeprefix("sagemaker:").lower() for a in INVOKE_ACTIONS} <= known
+    # The HTTP/2 bidirectional stream has no action of its own: InvokeEndpoint covers it.
+    assert "invokeendpointwithbidirectionalstream" not in known
+
+
 def test_invoker_policy_allows_invoking_this_endpoint_only(default):
-    # InvokeEndpoint authorizes InvokeEndpointWithResponseStream too: no action of its own.
     default.template("Foundation").has_resource_properties("AWS::IAM::ManagedPolicy", {
         "PolicyDocument": {"Statement": [{
             "Effect": "Allow",
-            "Action": ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithBidirectionalStream"],
+            "Action": ["sagemaker:InvokeEndpoint", "sagemaker:InvokeEndpointWithResponseStream"],
             "Resource": {"Fn::Join": ["", Match.array_with([":endpoint/kokoro-tts-endpoint"])]},
             "Sid": Match.any_value(),
         }]},
