@@ -5,7 +5,9 @@ A local web server on 127.0.0.1 serves the same page as the speech server's `GET
 WebSocket (`/invocations-bidirectional-stream`, the path the page uses) relays every frame,
 unchanged, through the client library's SageMaker transport: SageMaker's HTTP/2
 bidirectional stream, signed with your AWS credentials (the SDK's default chain). Each
-browser session is one bidirectional stream to the endpoint.
+browser session is one bidirectional stream to the endpoint. It also serves OpenAI's speech API
+(`/v1/audio/speech`, bridge_openai.py), so Open WebUI, SillyTavern or an agent framework's
+OpenAI plugin can speak through the deployed endpoint: base URL http://127.0.0.1:8090/v1.
 
     demo_bridge.py --endpoint kokoro-tts-endpoint --region us-east-1 [--port 8090]
     demo_bridge.py --endpoint local --region us-east-1 --endpoint-url https://127.0.0.1:8443 --ca-file ca.pem
@@ -28,6 +30,8 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the page (tts_server.demo) and tts_client
+from bridge_openai import openai_routes  # noqa: E402
+from tts_client.http import SageMakerHTTP  # noqa: E402
 from tts_client.transports.sagemaker import SageMakerTransport  # noqa: E402
 from tts_server.demo import routes as demo_routes  # noqa: E402
 
@@ -64,7 +68,9 @@ def create_bridge(endpoint: str, **connect_options) -> Starlette:
             with contextlib.suppress(Exception):
                 await endpoint_stream.close()
 
-    return Starlette(routes=[*demo_routes(), WebSocketRoute("/invocations-bidirectional-stream", relay)])
+    speech = SageMakerHTTP(endpoint, **connect_options)
+    return Starlette(routes=[*demo_routes(), WebSocketRoute("/invocations-bidirectional-stream", relay),
+                             *openai_routes(speech)])
 
 
 async def _browser_to_endpoint(browser: WebSocket, endpoint_stream: SageMakerTransport) -> None:

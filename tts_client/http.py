@@ -72,9 +72,10 @@ class SageMakerHTTP:
             verify=ca_file if ca_file else None, config=Config(retries={"max_attempts": 1}), **keys,
         )
 
-    def invoke(self, body: dict | bytes, *, accept: str | None = None) -> HTTPReply:
+    def invoke(self, body: dict | bytes, *, accept: str | None = None, stream: bool | None = None) -> HTTPReply:
+        """`stream` (default: the body's `stream` field): InvokeEndpointWithResponseStream."""
         data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
-        streaming = isinstance(body, dict) and bool(body.get("stream"))
+        streaming = stream if stream is not None else isinstance(body, dict) and bool(body.get("stream"))
         options = {"EndpointName": self.endpoint_name, "Body": data, "ContentType": "application/json"}
         if accept:
             options["Accept"] = accept

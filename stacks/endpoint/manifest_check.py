@@ -14,6 +14,8 @@ from aws_cdk import CustomResource, Duration, RemovalPolicy
 from aws_cdk import aws_ecr_assets as ecr_assets, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
 from constructs import Construct
 
+from stacks.lambda_shared import handler_code
+
 HANDLER_DIR = Path(__file__).with_name("manifest_handler")
 
 
@@ -47,7 +49,7 @@ class ImageManifestCheck(Construct):
             runtime=lambda_.Runtime.PYTHON_3_14,
             architecture=lambda_.Architecture.ARM_64,
             handler="index.handler",
-            code=lambda_.Code.from_asset(str(HANDLER_DIR), exclude=["__pycache__", "*.pyc"]),
+            code=handler_code(HANDLER_DIR),
             memory_size=256,
             timeout=Duration.minutes(1),
             role=role,

@@ -13,6 +13,8 @@ from aws_cdk import aws_iam as iam, aws_kms as kms, aws_lambda as lambda_, aws_l
 from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
+from stacks.lambda_shared import handler_code
+
 from stacks.nag import acknowledge, wildcard_resource
 
 HANDLER_DIR = Path(__file__).with_name("handler")
@@ -85,7 +87,7 @@ class ModelCopy(Construct):
             runtime=lambda_.Runtime.PYTHON_3_14,
             architecture=lambda_.Architecture.ARM_64,
             handler="index.handler",
-            code=lambda_.Code.from_asset(str(HANDLER_DIR), exclude=["__pycache__", "*.pyc"]),
+            code=handler_code(HANDLER_DIR),
             # 330 MB of weights; Lambda's network throughput grows with its memory size.
             memory_size=1024,
             # Room for the zipped local directory; the Hub path streams and needs none.

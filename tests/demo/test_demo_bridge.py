@@ -141,3 +141,23 @@ async def test_the_make_demo_command_serves_the_page_and_relays_to_the_endpoint(
     finally:
         process.terminate()
         await process.wait()
+
+
+async def test_the_bridge_serves_openais_speech_api_in_front_of_the_endpoint(bridge_url):
+    """The unmodified `openai` SDK through the bridge: InvokeEndpointWithResponseStream to the
+    gateway, whose /invocations recognises OpenAI's body."""
+    import openai
+
+    client = openai.AsyncOpenAI(base_url=f"http://{bridge_url}/v1", api_key="unused", max_retries=0, timeout=120)
+    chunks = []
+    async with client.audio.speech.with_streaming_response.create(model="tts-1", voice="nova", input="こんにちは。元気です。",
+                                                                  response_format="pcm") as reply:
+        async for chunk in reply.iter_bytes():
+            chunks.append(chunk)
+    assert len(chunks) > 1 and sum(map(len, chunks)) / 2 / 24000 > 0.8, "PCM16 at 24 kHz, streamed in parts"
+    try:
+        await client.audio.speech.create(model="tts-1", voice="bob", input="はい。")
+        raise AssertionError("an unknown voice should be refused")
+    except openai.BadRequestError as error:
+        assert error.body["param"] == "voice" and "'jf_alpha'" in error.body["message"]
+    assert {m.id async for m in client.models.list()} >= {"tts-1", "kokoro"}

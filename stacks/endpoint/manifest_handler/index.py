@@ -10,14 +10,16 @@ type" deep inside a stack update. This check fails first, saying why and what to
 
 from __future__ import annotations
 
-import json
-import urllib.request
 
 import boto3
 
+try:  # in the Lambda the asset's root is on the path; in tests this is a package
+    from .cfn_response import log, respond
+except ImportError:
+    from cfn_response import log, respond
+
 DOCKER_V2 = "application/vnd.docker.distribution.manifest.v2+json"
 ACCEPTED = (DOCKER_V2,)
-HTTP_TIMEOUT_SECONDS = 60
 FIX = ("Rebuild it for one platform without attestations and with Docker media types: "
        "docker buildx build --platform linux/amd64 --provenance=false --sbom=false "
        "--output type=docker,oci-mediatypes=false (the CDK image asset passes the same "
@@ -62,28 +64,8 @@ def handler(event: dict, context) -> None:
             media_type = check(boto3.client("ecr"), *parse_image_uri(uri))
             physical_id = uri
             data = {"MediaType": media_type}
-            _log("accepted", image=physical_id, media_type=media_type)
-        _respond(event, "SUCCESS", physical_id, data=data)
+            log("accepted", image=physical_id, media_type=media_type)
+        respond(event, "SUCCESS", physical_id, data=data)
     except Exception as error:  # noqa: BLE001 - any failure must reach CloudFormation
-        _log("refused", error=str(error))
-        _respond(event, "FAILED", physical_id, reason=str(error))
-
-
-def _respond(event: dict, status: str, physical_id: str, *, data=None, reason=None) -> None:
-    body = json.dumps({
-        "Status": status,
-        "Reason": (reason or "see the CloudWatch log stream")[:1000],
-        "PhysicalResourceId": physical_id,
-        "StackId": event["StackId"],
-        "RequestId": event["RequestId"],
-        "LogicalResourceId": event["LogicalResourceId"],
-        "Data": data or {},
-    }).encode()
-    request = urllib.request.Request(event["ResponseURL"], data=body, method="PUT",
-                                     headers={"Content-Type": "", "Content-Length": str(len(body))})
-    with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_SECONDS) as response:
-        response.read()
-
-
-def _log(event: str, **fields) -> None:
-    print(json.dumps({"event": event, **fields}))
+        log("refused", error=str(error))
+        respond(event, "FAILED", physical_id, reason=str(error))

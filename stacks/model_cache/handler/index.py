@@ -40,6 +40,11 @@ from dataclasses import dataclass
 import boto3
 from botocore.exceptions import ClientError
 
+try:  # in the Lambda the asset's root is on the path; in tests this is a package
+    from .cfn_response import log, respond
+except ImportError:
+    from cfn_response import log, respond
+
 PART_SIZE = 16 * 1024 * 1024  # S3 parts are >= 5 MiB; the Hub keeps files > 10 MB in LFS
 ATTEMPTS = 3
 BACKOFF_SECONDS = 2.0
@@ -102,10 +107,10 @@ def handler(event: dict, context) -> None:
     physical_id = event.get("PhysicalResourceId")
     try:
         physical_id, data = on_event(event, remaining_ms=context.get_remaining_time_in_millis)
-        _respond(event, "SUCCESS", physical_id, data=data)
+        respond(event, "SUCCESS", physical_id, data=data)
     except Exception as error:  # noqa: BLE001 - any failure must reach CloudFormation
-        _log("failed", error=str(error))
-        _respond(event, "FAILED", physical_id or "model-cache-failed", reason=str(error))
+        log("failed", error=str(error))
+        respond(event, "FAILED", physical_id or "model-cache-failed", reason=str(error))
 
 
 def on_event(event: dict, *, s3=None, remaining_ms=lambda: 10**9) -> tuple[str, dict]:
@@ -131,17 +136,17 @@ def sync(spec: CopySpec, s3, *, remaining_ms=lambda: 10**9) -> dict:
                 continue
             if remaining_ms() < RESERVE_MS:
                 raise CopyError(f"Lambda time ran out before {file.path}; deploy again to resume")
-            _log("copying", path=file.path, file=number, files=len(spec.files))
+            log("copying", path=file.path, file=number, files=len(spec.files))
             started = time.monotonic()
             digests[file.path], size = _copy_with_retries(fetch, file, s3, spec.bucket, key, remaining_ms)
-            _log("copied", path=file.path, bytes=size, seconds=round(time.monotonic() - started, 1))
+            log("copied", path=file.path, bytes=size, seconds=round(time.monotonic() - started, 1))
             copied += 1
     manifest = "".join(f"{digests[path]}  {path}\n" for path in sorted(digests))
     listed = spec.prefix + MANIFEST in present
     if not listed or _read_text(s3, spec.bucket, spec.prefix + MANIFEST) != manifest:
         s3.put_object(Bucket=spec.bucket, Key=spec.prefix + MANIFEST, Body=manifest.encode(),
                       ContentType="text/plain")
-    _log("synced", prefix=spec.prefix, copied=copied, reused=len(spec.files) - copied)
+    log("synced", prefix=spec.prefix, copied=copied, reused=len(spec.files) - copied)
     return {"S3Uri": f"s3://{spec.bucket}/{spec.prefix}", "Prefix": spec.prefix,
             "Copied": str(copied), "Reused": str(len(spec.files) - copied)}
 
@@ -180,7 +185,7 @@ def _copy_with_retries(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, 
         try:
             return _copy(fetch, file, s3, bucket, key, remaining_ms)
         except TransientError as error:
-            _log("retry", path=file.path, attempt=attempt, error=str(error))
+            log("retry", path=file.path, attempt=attempt, error=str(error))
             if attempt == ATTEMPTS:
                 raise CopyError(f"{file.path}: download failed after {ATTEMPTS} attempts: {error}") from None
             time.sleep(BACKOFF_SECONDS * attempt)
@@ -207,7 +212,7 @@ def _copy(fetch: Fetch, file: FileSpec, s3, bucket: str, key: str, remaining_ms)
             raise CopyError(f"{file.path}: larger than one part but no sha256 to verify it against")
 
         def progress(uploaded: int) -> None:
-            _log("progress", path=file.path, bytes=uploaded, total=length,
+            log("progress", path=file.path, bytes=uploaded, total=length,
                  percent=math.floor(1000 * uploaded / length) / 10 if length else None)
 
         size = _multipart(s3, bucket, key, expected[1], [first, second], parts, remaining_ms,
@@ -366,23 +371,3 @@ def _safe_path(path: str) -> str:
     if path.startswith("/") or any(part in ("", ".", "..") for part in parts):
         raise CopyError(f"unsafe file path {path!r}")
     return path
-
-
-def _respond(event: dict, status: str, physical_id: str, *, data=None, reason=None) -> None:
-    body = json.dumps({
-        "Status": status,
-        "Reason": (reason or "see the CloudWatch log stream")[:1000],
-        "PhysicalResourceId": physical_id,
-        "StackId": event["StackId"],
-        "RequestId": event["RequestId"],
-        "LogicalResourceId": event["LogicalResourceId"],
-        "Data": data or {},
-    }).encode()
-    request = urllib.request.Request(event["ResponseURL"], data=body, method="PUT",
-                                     headers={"Content-Type": "", "Content-Length": str(len(body))})
-    with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT_SECONDS) as response:
-        response.read()
-
-
-def _log(event: str, **fields) -> None:
-    print(json.dumps({"event": event, **fields}))

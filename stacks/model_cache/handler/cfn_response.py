@@ -1,0 +1,1 @@
+../../lambda_shared/cfn_response.py
