@@ -41,6 +41,8 @@ UPWARD = {
     "admission -> session": ("tts_server/admission.py", "from tts_server.session import engine"),
     "engine -> scheduler": ("tts_server/engine/runner.py", "from tts_server import scheduler"),
     "one family -> another": ("tts_server/families/bulbul/http.py", "from tts_server.families.blog import tokens"),
+    "the canonical family -> another": ("tts_server/families/canonical/http.py",
+                                        "from tts_server.families.openai import fields"),
     "server -> client": ("tts_server/session/renderer.py", "import tts_client.session"),
     "client -> server": ("tts_client/session.py", "import tts_server.wire.errors"),
     "text -> client": ("tts_text/chunker.py", "import tts_client.events"),
