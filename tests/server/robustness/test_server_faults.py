@@ -29,10 +29,10 @@ def url(server) -> str:
 async def test_a_fault_in_the_finishing_task_is_a_failed_done_and_the_session_goes_on(server, monkeypatch, caplog):
     judge = SessionEngine._outcome
 
-    def faulty(self, request, renderer, task):
-        if request.response_id == "boom":
+    def faulty(self, response):
+        if response.response_id == "boom":
             raise RuntimeError("injected fault while finishing")
-        return judge(self, request, renderer, task)
+        return judge(self, response)
 
     monkeypatch.setattr(SessionEngine, "_outcome", faulty)
     peer = await Peer.connect(url(server))

@@ -34,7 +34,7 @@ class SimpleDialect(Dialect):
     def __init__(self, context: SessionContext):
         super().__init__(context)
         self._received_at: dict[str, float] = {}  # request_id -> when its message arrived
-        self._voices: dict[str, str] = {}  # request_id -> the voice that speaks it
+        self._voices: dict[str, str] = {}  # request_id -> the voice that speaks it instead of the one named
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:
@@ -68,8 +68,9 @@ class SimpleDialect(Dialect):
         tokens.refuse_if_stale(message.request_timestamp, self._settings.max_request_age_s)
         options = message.session_options(self._runtime, event, AUDIO_FORMAT, default_voice=tokens.DEFAULT_VOICE)
         request = options.request(message.text, response_id=message.request_id)
+        # Which voice speaks, where it is not the one the client named (their synthesis_start has no such field).
         ours = request.response_id not in self._voices  # a duplicate id keeps the outstanding one's
-        if ours:
+        if ours and message.speaker_id is not None and options.voice != message.speaker_id:
             self._voices[request.response_id] = options.voice
         try:
             await self._engine.submit(request)  # synthesis_start may leave during submit
@@ -81,8 +82,9 @@ class SimpleDialect(Dialect):
 
     async def _on_session_event(self, event: SessionEvent) -> None:
         if isinstance(event, ResponseCreated):
-            await self._sink.send({"type": "synthesis_start", "request_id": event.response_id,
-                                   "voice": self._voices.pop(event.response_id, None)})
+            start = {"type": "synthesis_start", "request_id": event.response_id}
+            voice = self._voices.pop(event.response_id, None)
+            await self._sink.send(start | ({"voice": voice} if voice else {}))
         elif isinstance(event, AudioChunk) and event.audio:
             await self._sink.send_bytes(event.audio)
         elif isinstance(event, ResponseDone):

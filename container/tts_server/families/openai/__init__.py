@@ -7,7 +7,7 @@ from starlette.routing import Route
 
 from ...transport.family import Family
 from . import http
-from .fields import MODELS, VOICES, claims_body
+from .fields import VOICES, claims_body
 
 FAMILY = Family(
     name="openai",
@@ -19,6 +19,5 @@ FAMILY = Family(
         Route("/v1/models", http.models, methods=["GET"]),
         Route("/v1/audio/models", http.audio_models, methods=["GET"]),
     ),
-    model_ids=MODELS,
     voice_aliases=VOICES,
 )

@@ -46,7 +46,7 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
     try:
         refuse_unless_accepting(state)
         fields = SpeechRequest.model_validate(raw)
-        accepted = state.settings.accepted_models
+        accepted = (*state.settings.accepted_models, *MODELS)  # OpenAI's ids on its own surface only
         if fields.model is not None and fields.model not in accepted:
             raise FieldError("model", one_of(accepted))
         options = _negotiate(state.runtime, fields)
