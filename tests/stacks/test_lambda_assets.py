@@ -19,7 +19,7 @@ def handler_asset(synth, stack: str, resource_type: str):
     functions = {name: r for name, r in template["Resources"].items() if r["Type"] == "AWS::Lambda::Function"}
     (function,) = [f for name, f in functions.items() if name in token]
     key = function["Properties"]["Code"]["S3Key"]
-    return synth.assembly_dir / f"asset.{key.removesuffix('.zip')}"
+    return synth.outdir / f"asset.{key.removesuffix('.zip')}"  # staged once, in the outer assembly
 
 
 @pytest.mark.parametrize("stack", sorted(HANDLERS))
