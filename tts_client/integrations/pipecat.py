@@ -54,6 +54,11 @@ class KokoroStreamingTTSService(TTSService):
                  speed: float | None = None, sample_rate: int | None = None, close_timeout_s: float = 60, **kwargs):
         """voice: a speaker id of the session's language (None: the server's default);
         sample_rate: None takes the pipeline's output rate."""
+        # Pipecat ends an audio context that stays quiet for stop_frame_timeout_s (3 s by
+        # default) and drops whatever comes later. This service ends each context itself, at
+        # its last response.done, and a sentence on a busy CPU server can take longer than
+        # that: the timeout is only the backstop for a server that went silent.
+        kwargs.setdefault("stop_frame_timeout_s", 30.0)
         super().__init__(sample_rate=sample_rate, push_start_frame=True, push_text_frames=False,
                          settings=TTSSettings(model=None, voice=voice, language=language), **kwargs)
         self._endpoint = endpoint
