@@ -116,11 +116,11 @@ def main(argv=None) -> int:
     parser.add_argument("--tokens-per-second", type=float, default=20)
     parser.add_argument("--chars-per-token", type=int, default=2)
     parser.add_argument("--turns", type=int, default=3)
-    parser.add_argument("--out", type=Path, default=Path("reports/bench-pipecat-turn.json"))
+    parser.add_argument("--json", type=Path, default=Path("reports/bench-pipecat-turn.json"))
     args = parser.parse_args(argv)
     summary = asyncio.run(bench(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(summary, indent=2, ensure_ascii=False))
     print(json.dumps({k: v for k, v in summary.items() if k != "runs"}, indent=2, ensure_ascii=False))
     return 0
 
