@@ -75,6 +75,32 @@ def _note_writer_outcome(task: asyncio.Task) -> None:
         log.debug("request body writer ended: %s", task.exception())
 
 
+async def _sdk_config(options: dict):
+    """The client config on either SDK line: 0.10 and later resolve it (environment, profile,
+    the credential chain); 0.9, the newest that `pipecat-ai[sagemaker]` allows, takes a plain
+    `Config` with an explicit credentials resolver."""
+    try:
+        from aws_sdk_sagemaker_runtime_http2.config import AsyncSageMakerRuntimeHTTP2Config
+    except ImportError:
+        return await _config_before_0_10(dict(options))
+    return await AsyncSageMakerRuntimeHTTP2Config.resolve(**options)
+
+
+async def _config_before_0_10(options: dict):
+    from aws_sdk_sagemaker_runtime_http2.config import Config
+    from smithy_aws_core.identity import AWSCredentialsIdentity, IdentityChain, StaticCredentialsResolver
+
+    key_id, secret = options.pop("aws_access_key_id", None), options.pop("aws_secret_access_key", None)
+    token = options.pop("aws_session_token", None)
+    options.setdefault("region", os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION"))
+    if key_id:
+        identity = AWSCredentialsIdentity(access_key_id=key_id, secret_access_key=secret, session_token=token)
+        resolver = StaticCredentialsResolver(identity)
+    else:
+        resolver = await IdentityChain.create(AWSCredentialsIdentity, region_override=options["region"])
+    return Config(aws_credentials_identity_resolver=resolver, **options)
+
+
 class SageMakerTransport:
     def __init__(self, client, stream, receiver):
         self._client = client
@@ -100,7 +126,6 @@ class SageMakerTransport:
         """ca_file defaults to $AWS_CA_BUNDLE; credentials to local ones for a loopback
         endpoint_url, else to the SDK's default chain (environment, profile, role)."""
         from aws_sdk_sagemaker_runtime_http2.client import AsyncSageMakerRuntimeHTTP2Client
-        from aws_sdk_sagemaker_runtime_http2.config import AsyncSageMakerRuntimeHTTP2Config
         from aws_sdk_sagemaker_runtime_http2.models import InvokeEndpointWithBidirectionalStreamInput
 
         options: dict = {"transport": _trusting_crt_client(ca_file or os.environ.get("AWS_CA_BUNDLE"))}
@@ -114,7 +139,7 @@ class SageMakerTransport:
             options["aws_secret_access_key"] = credentials.secret_access_key
             if credentials.session_token:
                 options["aws_session_token"] = credentials.session_token
-        config = await AsyncSageMakerRuntimeHTTP2Config.resolve(**options)
+        config = await _sdk_config(options)
         client = AsyncSageMakerRuntimeHTTP2Client(config=config)
         stream = await client.invoke_endpoint_with_bidirectional_stream(
             InvokeEndpointWithBidirectionalStreamInput(
@@ -167,4 +192,5 @@ class SageMakerTransport:
             await self.finish_sending()
             await self._receiver.close()
         finally:
-            await self._client.close()
+            if hasattr(self._client, "close"):  # SDK 0.9's client holds nothing to release
+                await self._client.close()
