@@ -97,3 +97,14 @@ async def test_a_session_past_its_lifetime_is_renewed(speech_server):
     # The pool closes an expired session at its next acquisition: only the first is gone by now.
     assert first.session_id not in [s.created.session_id for s in sessions]
     assert plugin.open_sessions == []
+
+
+async def test_synthesize_speaks_a_whole_text_through_the_same_stream(speech_server):
+    from tts_client.integrations.endpoint import Endpoint
+
+    plugin = KokoroStreamingTTS(endpoint=Endpoint.websocket(speech_server.ws_url), sample_rate=RATE)
+    try:
+        frame = await plugin.synthesize(ANSWER).collect()
+    finally:
+        await plugin.aclose()
+    assert frame.sample_rate == RATE and frame.duration > 2.0  # both sentences (the first alone is 1.2 s)
