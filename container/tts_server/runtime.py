@@ -11,6 +11,7 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from .engine.factory import timed
 from .engine.model_dir import ModelDirError
 from .engine.synthesizer import Synthesizer
 from .scheduler import Scheduler
@@ -39,6 +40,8 @@ class ModelRuntime:
         # Engine seconds per second of audio at each batch size, measured at warm-up;
         # admission control predicts capacity and first-audio delay from it.
         self.profile: dict[int, float] = {}
+        # Start-up phase -> seconds, in order, from the process's start to ready (/ping, the log).
+        self.startup: dict[str, float] = {}
         self._ready = threading.Event()
         # (response_id, engine seconds behind its first audio chunk): lets the benchmark
         # tell the server's own overhead from the engine's time.
@@ -54,7 +57,8 @@ class ModelRuntime:
         if synthesizer is None:
             return {}
         backend = synthesizer.backend
-        return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages}
+        return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages,
+                "startup_s": {phase: round(seconds, 3) for phase, seconds in self.startup.items()}}
 
     @property
     def realtime_factor(self) -> float | None:
@@ -69,12 +73,19 @@ class ModelRuntime:
     def _load_and_warm_up(self) -> None:
         # Tests only: loading waits until this file exists, so "still loading" is a state a
         # test controls instead of a race it hopes to win.
+        phases = self.startup
+        if (since_start := seconds_since_process_start()) is not None:
+            phases["interpreter and server imports"] = since_start
         while (gate := os.environ.get("TTS_LOAD_GATE")) and not os.path.exists(gate):
             time.sleep(0.05)
         began = time.perf_counter()
         try:
-            synthesizer = self._load()
-            profile = self._warm_up(synthesizer)
+            with timed(phases, "engine"):
+                synthesizer = self._load()
+            backend_phases = getattr(synthesizer.backend, "load_phases", {})  # engine imports, weights
+            rest = phases.pop("engine") - sum(backend_phases.values())
+            phases |= backend_phases | {"voice books": rest}
+            profile = self._warm_up(synthesizer, phases)
         except ModelDirError as error:  # broken weights: one line naming the file, /ping stays 503
             self.load_error = str(error)
             log.error("model failed to load: %s", error)
@@ -90,23 +101,26 @@ class ModelRuntime:
         self._ready.set()
         backend = synthesizer.backend
         speeds = ", ".join(f"batch {size}: {factor:.2f}" for size, factor in profile.items())
+        log.info("start-up phases (s): %s", ", ".join(f"{name} {seconds:.2f}" for name, seconds in phases.items()))
         log.info("model ready in %.1f s: engine %s on %s, languages %s; real-time factor %s; batches of up to %d "
                  "(%d with a first piece)", time.perf_counter() - began, backend.name, backend.device,
                  ", ".join(synthesizer.languages), speeds, self.scheduler.max_batch,
                  self.scheduler.first_piece_batch or 1)
 
     @staticmethod
-    def _warm_up(synthesizer: Synthesizer) -> dict[int, float]:
+    def _warm_up(synthesizer: Synthesizer, phases: dict[str, float]) -> dict[int, float]:
         """Run every language's G2P once (first use loads dictionaries), then time the model on the
         default language's text at each batch size up to the runner's: batch size -> engine
-        seconds per second of audio."""
+        seconds per second of audio. Each step's seconds go to `phases`."""
         for language in synthesizer.languages:
             text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
-            synthesizer.tokenize(text, 0, len(text), language)
+            with timed(phases, f"G2P {language}"):
+                synthesizer.tokenize(text, 0, len(text), language)
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
         style = synthesizer.voice_book(language).resolve("default")
-        segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)  # first run: lazy init
+        with timed(phases, "first synthesis"):  # lazy initialisation inside the runtimes
+            segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)
         job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
         # Where batches are possible the scheduler chooses sizes from these figures: best of two
         # runs each (a size's first run on a GPU also picks its kernels).
@@ -114,7 +128,9 @@ class ModelRuntime:
         audio_s = max(segment.duration_ms / 1000, 0.001)
         profile, size = {}, 1
         while size <= synthesizer.runner.max_batch:
-            profile[size] = min(_timed(synthesizer.runner.run, [job] * size) for _ in range(repeats)) / (size * audio_s)
+            with timed(phases, f"speed profile, batch {size}"):
+                runs = [_timed(synthesizer.runner.run, [job] * size) for _ in range(repeats)]
+            profile[size] = min(runs) / (size * audio_s)
             size *= 2
         return profile
 
@@ -122,6 +138,16 @@ class ModelRuntime:
         await self.scheduler.stop()
         self.text.shutdown(wait=False, cancel_futures=True)
         self.codec.shutdown(wait=False, cancel_futures=True)
+
+
+def seconds_since_process_start() -> float | None:
+    """Wall seconds since this process was created (Linux /proc), None where that is unknown."""
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            started_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+            return float(uptime.read().split()[0]) - started_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _timed(function, *args) -> float:
