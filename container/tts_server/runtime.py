@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from .engine.factory import timed
 from .engine.model_dir import ModelDirError
 from .engine.synthesizer import Synthesizer
-from .scheduler import Scheduler
+from .scheduler import Scheduler, batch_pays
 
 log = logging.getLogger(__name__)
 WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
@@ -109,28 +109,46 @@ class ModelRuntime:
 
     @staticmethod
     def _warm_up(synthesizer: Synthesizer, phases: dict[str, float]) -> dict[int, float]:
-        """Run every language's G2P once (first use loads dictionaries), then time the model on the
-        default language's text at each batch size up to the runner's: batch size -> engine
-        seconds per second of audio. Each step's seconds go to `phases`."""
-        for language in synthesizer.languages:
-            text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
-            with timed(phases, f"G2P {language}"):
-                synthesizer.tokenize(text, 0, len(text), language)
+        """Synthesize once in the default language (the model works), run every language's G2P
+        once (first use loads dictionaries), then time the model at each batch size up to the
+        runner's: batch size -> engine seconds per second of audio. The first synthesis overlaps
+        the other languages' building (factory.LazyG2P.prefetch: the model's native code leaves
+        them the interpreter); the timings come after, on a quiet process, since admission and
+        batching rely on them. Each step's seconds go to `phases`."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
+        with timed(phases, f"G2P {language}"):
+            synthesizer.tokenize(text, 0, len(text), language)
         style = synthesizer.voice_book(language).resolve("default")
         with timed(phases, "first synthesis"):  # lazy initialisation inside the runtimes
             segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)
+        for other in (code for code in synthesizer.languages if code != language):
+            sample = WARMUP_TEXTS.get(other.split("-")[0], WARMUP_TEXT_LATIN)
+            with timed(phases, f"G2P {other}"):
+                synthesizer.tokenize(sample, 0, len(sample), other)
         job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
-        # Where batches are possible the scheduler chooses sizes from these figures: best of two
-        # runs each (a size's first run on a GPU also picks its kernels).
+        return ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
+
+    @staticmethod
+    def _profile(synthesizer: Synthesizer, job, audio_s: float, phases: dict[str, float]) -> dict[int, float]:
+        """Engine seconds per second of audio at batch sizes 1, 2, 4, ... of `job` (audio_s long).
+
+        Where batches are possible the scheduler chooses sizes from these figures: best of two
+        runs each (a size's first run on a GPU also picks its kernels). Sizes double until one
+        does not pay (a CPU: batch 2 already costs each piece as much as running alone); a second
+        run, which can only lower the figure, is skipped where the first one shows no gain at all.
+        """
         repeats = 2 if synthesizer.runner.max_batch > 1 else 1
-        audio_s = max(segment.duration_ms / 1000, 0.001)
-        profile, size = {}, 1
+        profile, size, alone = {}, 1, None
         while size <= synthesizer.runner.max_batch:
             with timed(phases, f"speed profile, batch {size}"):
-                runs = [_timed(synthesizer.runner.run, [job] * size) for _ in range(repeats)]
+                runs = [_timed(synthesizer.runner.run, [job] * size)]
+                if repeats > 1 and (alone is None or runs[0] / size < alone):
+                    runs.append(_timed(synthesizer.runner.run, [job] * size))
+            alone = alone or min(runs)  # seconds of one piece alone
             profile[size] = min(runs) / (size * audio_s)
+            if size > 1 and not batch_pays(profile[size], profile[1]):
+                break
             size *= 2
         return profile
 
