@@ -7,21 +7,17 @@ export, so `make run` needs nothing; ENGINE=torch|onnx and DEVICE=auto|cuda|cpu 
 from __future__ import annotations
 
 import contextlib
-import logging
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from .backend import AcousticBackend
 from .g2p.base import G2P
-from .languages import CODES, DEFAULT_LANGUAGE, G2PCache, canonical
+from .languages import CODES, G2PCache, canonical
 from .model_dir import ModelDir, ModelDirError
 from .onnx_backend import OnnxBackend
 from .pauses import Pauses
 from .synthesizer import Synthesizer
-
-log = logging.getLogger(__name__)
 
 
 def choose_engine(engine: str, model_dir: str | None) -> str:
@@ -65,10 +61,8 @@ def build_backend(engine: str = "auto", device: str = "auto", model_dir: str | N
 def build_synthesizer(engine: str = "auto", device: str = "auto", model_dir: str | None = None,
                       threads: int | None = None, pauses: Pauses | None = None,
                       max_batch: int | None = None, languages: list[str] | None = None) -> Synthesizer:
-    g2p = LazyG2P(languages or list(CODES))
-    g2p.prefetch()  # the languages build while the engine loads (seconds each: spaCy, jieba)
     backend = build_backend(engine, device, model_dir, threads)
-    return Synthesizer(backend, g2p, pauses, max_batch)
+    return Synthesizer(backend, LazyG2P(languages or list(CODES)), pauses, max_batch)
 
 
 class LazyG2P(Mapping[str, G2P]):
@@ -78,19 +72,6 @@ class LazyG2P(Mapping[str, G2P]):
     def __init__(self, languages: list[str], cache: G2PCache | None = None):
         self._codes = [canonical(code) for code in languages]
         self._cache = cache or G2PCache()
-
-    def prefetch(self) -> None:
-        """Build every language in a background thread, the default first; a first call that
-        comes sooner waits for that language alone (G2PCache's lock per language)."""
-        codes = sorted(self._codes, key=lambda code: code != DEFAULT_LANGUAGE)
-        threading.Thread(target=self._build_quietly, args=(codes,), name="g2p-prefetch", daemon=True).start()
-
-    def _build_quietly(self, codes: list[str]) -> None:
-        for code in codes:
-            try:
-                self._cache.get(code)
-            except Exception:  # noqa: BLE001 - the first real call builds it again and reports the error
-                log.debug("prefetching the %s G2P failed", code, exc_info=True)
 
     def __getitem__(self, code: str) -> G2P:
         if code not in self._codes:
