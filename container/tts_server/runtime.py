@@ -110,11 +110,10 @@ class ModelRuntime:
     @staticmethod
     def _warm_up(synthesizer: Synthesizer, phases: dict[str, float]) -> dict[int, float]:
         """Synthesize once in the default language (the model works), run every language's G2P
-        once (first use loads dictionaries), then time the model at each batch size up to the
-        runner's: batch size -> engine seconds per second of audio. The first synthesis overlaps
-        the other languages' building (factory.LazyG2P.prefetch: the model's native code leaves
-        them the interpreter); the timings come after, on a quiet process, since admission and
-        batching rely on them. Each step's seconds go to `phases`."""
+        once (first use loads dictionaries: all are loaded before /ping 200, so that no first
+        request pays seconds for its language), then time the model at each batch size up to
+        the runner's: batch size -> engine seconds per second of audio. Each step's seconds go
+        to `phases`."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
         with timed(phases, f"G2P {language}"):
