@@ -93,6 +93,7 @@ def summary(runs: list[dict]) -> dict:
     phases = {name: round(statistics.median(r["phases_s"].get(name, 0.0) for r in runs), 3)
               for name in runs[0]["phases_s"]}
     return {
+        "repeats": len(runs),
         "runs": runs,
         "ping_200_s": round(statistics.median(r["ping_200_s"] for r in runs), 2),
         "listening_s": round(statistics.median(r["listening_s"] for r in runs), 2),

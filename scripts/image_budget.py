@@ -67,12 +67,12 @@ def base_image(dockerfile: Path = DOCKERFILE) -> str:
     return next(line.split()[1] for line in dockerfile.read_text().splitlines() if line.startswith("FROM "))
 
 
-def install(venv: Path) -> None:
+def install(venv: Path, dockerfile: Path = DOCKERFILE) -> None:
     if not (venv / "bin" / "python").exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     environment = {**os.environ, "PATH": f"{venv / 'bin'}:{os.environ['PATH']}", "VIRTUAL_ENV": str(venv)}
     environment.pop("PYTHONPATH", None)
-    for argv in build_commands():
+    for argv in build_commands(dockerfile):
         print("+", shlex.join(argv), flush=True)
         subprocess.run(argv, check=True, env=environment)
 
@@ -104,13 +104,13 @@ def interpreter_mb() -> float:
     return round(total / MB)
 
 
-def report(venv: Path) -> dict:
+def report(venv: Path, dockerfile: Path = DOCKERFILE) -> dict:
     sizes = packages(venv)
     venv_total = directory_bytes(venv)
     nvidia = {n: s for n, s in sizes.items() if n.startswith("nvidia-") or n.startswith("cuda-")}
     named = {n: s for n, s in sizes.items() if n not in nvidia}
     top = dict(sorted(named.items(), key=lambda item: -item[1])[:14])
-    base = base_image()
+    base = base_image(dockerfile)
     duplicated = sum(s for n, s in nvidia.items() if n.startswith(DUPLICATED))
     return {
         "benchmark": "image-budget",
@@ -144,12 +144,14 @@ def main() -> int:
     parser.add_argument("--prefix", type=Path, default=REPO / ".cache" / "image-budget",
                         help="scratch folder: the venv is built in PREFIX/venv")
     parser.add_argument("--venv", type=Path, help="measure this venv instead of installing one")
+    parser.add_argument("--dockerfile", type=Path, default=DOCKERFILE,
+                        help="another Dockerfile's build (an older commit's, to measure a change)")
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
     venv = args.venv or args.prefix / "venv"
     if not args.venv:
-        install(venv)
-    data = report(venv)
+        install(venv, args.dockerfile)
+    data = report(venv, args.dockerfile)
     print_table(data)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)

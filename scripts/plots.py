@@ -158,8 +158,8 @@ def startup_segments(phases: dict[str, float]) -> dict[str, float]:
 def plot_bench_startup(data: dict) -> Figure:
     """make bench-startup: where the time from process start to /ping 200 goes, per engine and variant."""
     series = data["series"]
-    figure, (axis,) = _figure(1, f"make bench-startup: process start to /ping 200, median of {data['repeats']} "
-                                 f"({data['cpus']} CPUs)", width=10, height=1.2 + 0.6 * len(series))
+    figure, (axis,) = _figure(1, f"make bench-startup: process start to /ping 200, the server's phases, medians "
+                                 f"({data['cpus']} CPUs)", width=10, height=1.6 + 0.6 * len(series))
     palette = [BLUE, ORANGE, GREEN, RED, GREY, "#805ad5", "#d69e2e", "#319795", "#b83280"]
     colors: dict[str, str] = {}
     for row, entry in enumerate(series):
@@ -171,7 +171,8 @@ def plot_bench_startup(data: dict) -> Figure:
             left += seconds
         axis.plot(entry["ping_200_s"], row, "k|", markersize=18, label="/ping 200 (measured outside)" if row == 0 else None)
         axis.annotate(f"{entry['ping_200_s']:.1f} s", (entry["ping_200_s"], row + 0.3), fontsize=8)
-    axis.set_yticks(range(len(series)), [f"{e['engine']} {e['variant']}" for e in series])
+    axis.set_yticks(range(len(series)), [f"{e['engine']} {e['variant']} ({e.get('repeats', data.get('repeats'))} runs)"
+                                         for e in series])
     axis.invert_yaxis()
     axis.set_xlabel("seconds since the process started")
     axis.grid(axis="x", alpha=0.3)
