@@ -13,6 +13,7 @@ model's durations, forced in place of the predictor's: scripts/gpu_engine.py):
   ttfa          time to first audio at 1/10/50 concurrent sessions, each speaking, listening, speaking
   memory        peak device memory
   precision     fp16/bf16 (autocast) against fp32: speed, distance from fp32, the listener's CER
+                (--listen: on --model-dir's trained weights, every recorded sentence, ../shared/asr)
 --tiny runs the same code on two short items, small batches and two sessions (seconds on a CPU).
 """
 
@@ -20,8 +21,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import resource
+import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,7 +34,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gpu_engine import REPO, SeededBackend, load_inputs, record, seeded_model  # noqa: E402
+from gpu_engine import REPO, SeededBackend, load_inputs, record, seeded_model, trained_model  # noqa: E402
 from gpu_load import sessions_ttfa, throughput  # noqa: E402
 
 from tts_server.engine.batched_forward import forward_batch  # noqa: E402
@@ -75,7 +79,7 @@ def batched_equals_single(backend, items) -> dict:
             and found["audio_rel_l2_max"] <= TOLERANCE["batched_vs_single_rel_l2"]}
 
 
-def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[str, ...] = ()) -> dict:
+def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[str, ...] = (), wavs: int = 1) -> dict:
     """autocast at each dtype: audio-s/s at one batch size, relative L2 and log-spectral distance
     from fp32 (noise seeded alike), WAVs for the listener (CER needs trained weights)."""
     rows = [(i["ids"], i["style"], 1.0) for i in (items * batch)[:batch]]
@@ -83,7 +87,7 @@ def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[s
     results, reference = {}, None
     for name, dtype in (("fp32", None), ("fp16", torch.float16), ("bf16", torch.bfloat16)):
         if name in skip:
-            results[name] = {"skipped": f"{name} on the {backend.device}: minutes for a tiny run; the GPU run measures it"}
+            results[name] = {"skipped": f"{name} left out on the {backend.device} (half precision there: minutes)"}
             continue
         try:
             with torch.autocast(backend.device, dtype=dtype, enabled=dtype is not None):
@@ -101,8 +105,27 @@ def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[s
                          "log_spectral_distance_vs_fp32": round(max(map(log_spectral_distance, audio, reference)), 4),
                          "finite": bool(all(np.isfinite(a).all() for a in audio)),
                          "cer": None, "cer_note": "seeded random weights do not speak: CER needs --model-dir"}
-        write_wav(out / f"precision-{name}.wav", audio[0])
+        for k in range(wavs):
+            write_wav(out / (f"precision-{name}-{k}.wav" if wavs > 1 else f"precision-{name}.wav"), audio[k])
     return {"batch": batch, **results}
+
+
+def listen(results: dict, items: list[dict], out: Path, asr: Path) -> dict:
+    """The listener's CER of each precision's WAVs (../shared/asr: Whisper base, offline)."""
+    python = Path(os.environ.get("ASR_VENV", Path.home() / ".cache" / "asr-venv")) / "bin" / "python"
+    for name, result in results.items():
+        if not isinstance(result, dict) or "audio_s_per_s" not in result:
+            continue
+        scores = []
+        for k, item in enumerate(items):
+            language = item["language"].split("-")[0]
+            heard = subprocess.run([str(python), str(asr / "transcribe.py"), str(out / f"precision-{name}-{k}.wav"),
+                                    "--lang", language], capture_output=True, text=True, check=True).stdout.strip()
+            scored = subprocess.run([sys.executable, str(asr / "cer.py"), item["text"], heard, "--lang", language],
+                                    capture_output=True, text=True, check=True).stdout
+            scores.append(float(scored.strip().splitlines()[-1].split()[-1]))
+        result |= {"cer": round(statistics.mean(scores), 4), "cer_note": f"mean over {len(scores)} sentences, trained weights"}
+    return results
 
 
 def log_spectral_distance(a: np.ndarray, b: np.ndarray) -> float:
@@ -156,10 +179,16 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, help="per session count (default 20, tiny 0.5)")
     parser.add_argument("--record", type=Path, help="record the inputs from --model-dir's real model, then stop")
     parser.add_argument("--model-dir", type=Path, default=REPO / ".cache" / "model-dir")
+    parser.add_argument("--listen", action="store_true",
+                        help="the precision figures only, on --model-dir's trained weights, with the listener's CER")
+    parser.add_argument("--asr", type=Path, default=REPO.parent / "shared" / "asr", help="../shared/asr")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["fp16", "bf16"], help="precisions to leave out")
     args = parser.parse_args()
     if args.record:
         record(args.record, args.model_dir)
         return 0
+    if args.listen:
+        return listen_run(args)
     if args.device == "cuda":  # true fp32 for the parity figures (TF32 would round the vocoder's phase)
         torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
     inputs = load_inputs(args.inputs, args.tiny)
@@ -192,6 +221,20 @@ def main() -> int:
     except ImportError as error:  # matplotlib missing: the JSON and the table are the record
         print(f"no plot: {error}")
     return 0 if figures["parity"]["passed"] and figures["batched"]["passed"] else 1
+
+
+def listen_run(args) -> int:
+    """fp16/bf16 against fp32 on trained weights, every recorded sentence once, scored by the listener."""
+    items = load_inputs(args.inputs)["items"]
+    model = trained_model(args.model_dir).to(args.device)
+    backend = SeededBackend(model, {tuple(i["ids"]): i["durations"] for i in items})  # the recorded = its own
+    args.out.mkdir(parents=True, exist_ok=True)
+    results = precision(backend, items, len(items), 1, args.out, tuple(args.skip), wavs=len(items))
+    report = {"benchmark": "gpu-check-precision", "device": args.device, "torch": torch.__version__,
+              "weights": str(args.model_dir), "precision": listen(results, items, args.out, args.asr)}
+    (args.out / "gpu-check-precision.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(json.dumps(report["precision"], indent=2))
+    return 0
 
 
 if __name__ == "__main__":

@@ -63,6 +63,12 @@ def seeded_model(config: dict, seed: int = 0):
         return kmodel_class()(repo_id="hexgrad/Kokoro-82M", config=config, model=str(empty)).eval()
 
 
+def trained_model(model_dir: Path):
+    """Kokoro-82M with the weights of a deployed model directory (config.json, kokoro-v1_0.pth), on the CPU."""
+    config = json.loads((model_dir / "config.json").read_text())
+    return kmodel_class()(repo_id="hexgrad/Kokoro-82M", config=config, model=str(model_dir / "kokoro-v1_0.pth")).eval()
+
+
 class ForcedDurations:
     """duration_proj's output replaced so that each token's duration rounds to the recorded one:
     the first d of its channels saturate (sigmoid 1), the rest are off (0); speed 1."""
