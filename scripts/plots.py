@@ -146,6 +146,58 @@ def plot_bench_scaling(data: dict) -> Figure:
     return figure
 
 
+def startup_segments(phases: dict[str, float]) -> dict[str, float]:
+    """The server's start-up phases with the per-language G2P and per-batch profile runs summed."""
+    segments: dict[str, float] = {}
+    for name, seconds in phases.items():
+        key = "G2P, every language" if name.startswith("G2P ") else "speed profile" if name.startswith("speed profile") else name
+        segments[key] = segments.get(key, 0.0) + seconds
+    return segments
+
+
+def plot_bench_startup(data: dict) -> Figure:
+    """make bench-startup: where the time from process start to /ping 200 goes, per engine and variant."""
+    series = data["series"]
+    figure, (axis,) = _figure(1, f"make bench-startup: process start to /ping 200, the server's phases, medians "
+                                 f"({data['cpus']} CPUs)", width=10, height=1.6 + 0.6 * len(series))
+    palette = [BLUE, ORANGE, GREEN, RED, GREY, "#805ad5", "#d69e2e", "#319795", "#b83280"]
+    colors: dict[str, str] = {}
+    for row, entry in enumerate(series):
+        left = 0.0
+        for name, seconds in startup_segments(entry["phases_s"]).items():
+            color = colors.setdefault(name, palette[len(colors) % len(palette)])
+            axis.barh(row, seconds, left=left, height=0.5, color=color, label=name if row == next(
+                r for r, e in enumerate(series) if name in startup_segments(e["phases_s"])) else None)
+            left += seconds
+        axis.plot(entry["ping_200_s"], row, "k|", markersize=18, label="/ping 200 (measured outside)" if row == 0 else None)
+        axis.annotate(f"{entry['ping_200_s']:.1f} s", (entry["ping_200_s"], row + 0.3), fontsize=8)
+    axis.set_yticks(range(len(series)), [f"{e['engine']} {e['variant']} ({e.get('repeats', data.get('repeats'))} runs)"
+                                         for e in series])
+    axis.invert_yaxis()
+    axis.set_xlabel("seconds since the process started")
+    axis.grid(axis="x", alpha=0.3)
+    figure.legend(fontsize=8, loc="outside lower center", ncols=4)
+    return figure
+
+
+def plot_gpu_check(data: dict) -> Figure:
+    """scripts/gpu_check.py: throughput per batch size and TTFA per session count against the targets."""
+    figures, targets = data["figures"], data["targets"]
+    figure, (speed, ttfa) = _figure(2, f"gpu_check on {data['device_name']} ({'tiny' if data['tiny'] else 'full'} run)")
+    rows = figures["throughput"]
+    speed.plot([r["batch"] for r in rows], [r["audio_s_per_s"] for r in rows], "o-", color=GREEN, label="through the scheduler")
+    speed.axhline(targets["audio_s_per_s"], color=RED, linestyle=":", label=f"target {targets['audio_s_per_s']}")
+    speed.set(xlabel="batch size", ylabel="audio seconds per second", xscale="log", yscale="log")
+    levels = figures["ttfa"]
+    ttfa.plot([r["sessions"] for r in levels], [r["ttfa_p50_ms"] for r in levels], "o-", color=BLUE, label="TTFA p50")
+    ttfa.plot([r["sessions"] for r in levels], [r["ttfa_p95_ms"] for r in levels], "s-", color=ORANGE, label="TTFA p95")
+    ttfa.axhline(targets["ttfa_p95_ms_at_50_sessions"], color=RED, linestyle=":", label="target p95 at 50 sessions")
+    ttfa.set(xlabel="concurrent sessions", ylabel="time to first audio (ms)", yscale="log")
+    for axis in (speed, ttfa):
+        axis.legend(fontsize=8)
+    return figure
+
+
 def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, list]) -> Figure:
     """A generic curve (e.g. a scaling sweep): one line per name, sharing x."""
     figure, (axis,) = _figure(1, title, width=7)
@@ -159,7 +211,7 @@ def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, 
 
 
 PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload,
-         "bench-scaling": plot_bench_scaling}
+         "bench-scaling": plot_bench_scaling, "bench-startup": plot_bench_startup, "gpu-check": plot_gpu_check}
 
 
 def kind_of(data: dict) -> str:

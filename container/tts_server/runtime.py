@@ -11,10 +11,11 @@ from collections import deque
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from .engine.factory import timed
 from .engine.model_dir import ModelDirError
 from .engine.synthesizer import Synthesizer
 from .engine.voice_policy import VoicePolicy
-from .scheduler import Scheduler
+from .scheduler import Scheduler, batch_pays
 
 log = logging.getLogger(__name__)
 WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
@@ -43,6 +44,8 @@ class ModelRuntime:
         # Engine seconds per second of audio at each batch size, measured at warm-up;
         # admission control predicts capacity and first-audio delay from it.
         self.profile: dict[int, float] = {}
+        # Start-up phase -> seconds, in order, from the process's start to ready (/ping, the log).
+        self.startup: dict[str, float] = {}
         self._ready = threading.Event()
         # (response_id, engine seconds behind its first audio chunk): lets the benchmark
         # tell the server's own overhead from the engine's time.
@@ -58,7 +61,8 @@ class ModelRuntime:
         if synthesizer is None:
             return {}
         backend = synthesizer.backend
-        return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages}
+        return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages,
+                "startup_s": {phase: round(seconds, 3) for phase, seconds in self.startup.items()}}
 
     @property
     def realtime_factor(self) -> float | None:
@@ -71,13 +75,20 @@ class ModelRuntime:
         threading.Thread(target=self._load_and_warm_up, name="model-loader", daemon=True).start()
 
     def _load_and_warm_up(self) -> None:
+        phases = self.startup
+        if (since_start := seconds_since_process_start()) is not None:
+            phases["interpreter and server imports"] = since_start
         # "Still loading" is then a state a test controls instead of a race it hopes to win.
         while self._load_gate and not os.path.exists(self._load_gate):
             time.sleep(0.05)
         began = time.perf_counter()
         try:
-            synthesizer = self._load()
-            profile = self._warm_up(synthesizer)
+            with timed(phases, "engine"):
+                synthesizer = self._load()
+            backend_phases = getattr(synthesizer.backend, "load_phases", {})  # engine imports, weights
+            rest = phases.pop("engine") - sum(backend_phases.values())
+            phases |= backend_phases | {"voice books": rest}
+            profile = self._warm_up(synthesizer, phases)
         except ModelDirError as error:  # broken weights: one line naming the file, /ping stays 503
             self.load_error = str(error)
             log.error("model failed to load: %s", error)
@@ -93,31 +104,53 @@ class ModelRuntime:
         self._ready.set()
         backend = synthesizer.backend
         speeds = ", ".join(f"batch {size}: {factor:.2f}" for size, factor in profile.items())
+        log.info("start-up phases (s): %s", ", ".join(f"{name} {seconds:.2f}" for name, seconds in phases.items()))
         log.info("model ready in %.1f s: engine %s on %s, languages %s; real-time factor %s; batches of up to %d "
                  "(%d with a first piece)", time.perf_counter() - began, backend.name, backend.device,
                  ", ".join(synthesizer.languages), speeds, self.scheduler.max_batch,
                  self.scheduler.first_piece_batch or 1)
 
     @staticmethod
-    def _warm_up(synthesizer: Synthesizer) -> dict[int, float]:
-        """Run every language's G2P once (first use loads dictionaries), then time the model on the
-        default language's text at each batch size up to the runner's: batch size -> engine
-        seconds per second of audio."""
-        for language in synthesizer.languages:
-            text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
-            synthesizer.tokenize(text, 0, len(text), language)
+    def _warm_up(synthesizer: Synthesizer, phases: dict[str, float]) -> dict[int, float]:
+        """Synthesize once in the default language (the model works), run every language's G2P
+        once (first use loads dictionaries: all are loaded before /ping 200, so that no first
+        request pays seconds for its language), then time the model at each batch size up to
+        the runner's: batch size -> engine seconds per second of audio. Each step's seconds go
+        to `phases`."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
+        with timed(phases, f"G2P {language}"):
+            synthesizer.tokenize(text, 0, len(text), language)
         style = synthesizer.voice_book(language).resolve("default")
-        segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)  # first run: lazy init
+        with timed(phases, "first synthesis"):  # lazy initialisation inside the runtimes
+            segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)
+        for other in (code for code in synthesizer.languages if code != language):
+            sample = WARMUP_TEXTS.get(other.split("-")[0], WARMUP_TEXT_LATIN)
+            with timed(phases, f"G2P {other}"):
+                synthesizer.tokenize(sample, 0, len(sample), other)
         job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
-        # Where batches are possible the scheduler chooses sizes from these figures: best of two
-        # runs each (a size's first run on a GPU also picks its kernels).
+        return ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
+
+    @staticmethod
+    def _profile(synthesizer: Synthesizer, job, audio_s: float, phases: dict[str, float]) -> dict[int, float]:
+        """Engine seconds per second of audio at batch sizes 1, 2, 4, ... of `job` (audio_s long).
+
+        Where batches are possible the scheduler chooses sizes from these figures: best of two
+        runs each (a size's first run on a GPU also picks its kernels). Sizes double until one
+        does not pay (a CPU: batch 2 already costs each piece as much as running alone); a second
+        run, which can only lower the figure, is skipped where the first one shows no gain at all.
+        """
         repeats = 2 if synthesizer.runner.max_batch > 1 else 1
-        audio_s = max(segment.duration_ms / 1000, 0.001)
-        profile, size = {}, 1
+        profile, size, alone = {}, 1, None
         while size <= synthesizer.runner.max_batch:
-            profile[size] = min(_timed(synthesizer.runner.run, [job] * size) for _ in range(repeats)) / (size * audio_s)
+            with timed(phases, f"speed profile, batch {size}"):
+                runs = [_timed(synthesizer.runner.run, [job] * size)]
+                if repeats > 1 and (alone is None or runs[0] / size < alone):
+                    runs.append(_timed(synthesizer.runner.run, [job] * size))
+            alone = alone or min(runs)  # seconds of one piece alone
+            profile[size] = min(runs) / (size * audio_s)
+            if size > 1 and not batch_pays(profile[size], profile[1]):
+                break
             size *= 2
         return profile
 
@@ -125,6 +158,16 @@ class ModelRuntime:
         await self.scheduler.stop()
         self.text.shutdown(wait=False, cancel_futures=True)
         self.codec.shutdown(wait=False, cancel_futures=True)
+
+
+def seconds_since_process_start() -> float | None:
+    """Wall seconds since this process was created (Linux /proc), None where that is unknown."""
+    try:
+        with open("/proc/self/stat") as stat, open("/proc/uptime") as uptime:
+            started_ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+            return float(uptime.read().split()[0]) - started_ticks / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 def _timed(function, *args) -> float:

@@ -144,7 +144,7 @@ class Scheduler:
         if 1 not in profile:
             return
         alone = profile[1]
-        self.batch_limit = max(size for size, rtf in profile.items() if size == 1 or rtf <= BATCH_GAIN * alone)
+        self.batch_limit = max(size for size, rtf in profile.items() if size == 1 or batch_pays(rtf, alone))
         self.first_piece_batch = max(size for size, rtf in profile.items() if size <= self.batch_limit
                                      and (size == 1 or size * rtf <= FIRST_PIECE_DELAY * alone))
 
@@ -307,6 +307,12 @@ class Scheduler:
                 work.stream.running -= 1
                 if work.stream.closed and not work.stream.running:
                     self._streams.discard(work.stream)
+
+
+def batch_pays(rtf: float, alone: float) -> bool:
+    """A batch size is worth using: each piece costs at most BATCH_GAIN of running alone (the
+    warm-up stops profiling at the first size that does not: larger ones pay even less)."""
+    return rtf <= BATCH_GAIN * alone
 
 
 def _longest(works: list[_Work]) -> int:

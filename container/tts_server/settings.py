@@ -75,7 +75,7 @@ class Settings(BaseModel):
     languages: Names = setting(None, "serve only these languages, comma-separated (default: every one)", "engine")
     inference_threads: Derived = setting(None, "intra-op threads per model run (0 or unset: all cores)", "engine")
     max_batch: Derived = setting(
-        None, "pieces per model run at most (0 or unset: 1 on ONNX, 4 on CPU torch, 16 on CUDA); "
+        None, "pieces per model run at most (0 or unset: 1 on ONNX and on CPU torch, 16 on CUDA); "
         "only sizes the warm-up shows pay are used", "engine")
     preemption: OnOff = setting("on", "a first piece may stop a barely started sentence of another response",
                                 "engine")

@@ -10,11 +10,45 @@ import pytest
 from dockerfile_reader import DOCKERFILE, REPO, REQUIREMENTS, args, env, image_args, image_stages, instructions, runtime_user, stages
 
 
-def test_cuda_runtime_base_with_python_312():
+def test_plain_ubuntu_base_with_python_312_and_no_second_cuda():
+    # The torch wheel brings the CUDA libraries it loads (nvidia/ in the venv, through its
+    # RPATH): a CUDA base image would ship them twice (the README's "Image and cold start").
     bases = [s[0][1] for s in stages().values()]
-    assert bases == ["nvidia/cuda:13.0.1-runtime-ubuntu24.04", "runtime", "runtime"]
-    assert re.fullmatch(r"nvidia/cuda:13\.\d+\.\d+-runtime-ubuntu24\.04", bases[0])  # 24.04 ships 3.12
+    assert bases == ["ubuntu:24.04", "runtime", "runtime"]  # 24.04 ships 3.12
+    assert not any("cuda" in base for base in bases)
     assert any("apt-get install" in a and "python3" in a.split() for a in args("RUN", "runtime"))
+    # What nvidia/cuda images told the NVIDIA container toolkit: mount the driver and the GPUs,
+    # and only onto a driver of CUDA 13 or later (the wheel's +cu130).
+    values = env()
+    assert values["NVIDIA_VISIBLE_DEVICES"] == "all"
+    assert set(values["NVIDIA_DRIVER_CAPABILITIES"].split(",")) >= {"compute", "utility"}
+    assert values["NVIDIA_REQUIRE_CUDA"] == "cuda>=13.0"
+
+
+def test_the_image_holds_no_test_or_development_package():
+    def names(path):
+        return {re.split(r"[=<>\[ ]", line, maxsplit=1)[0].lower() for line in path.read_text().splitlines()
+                if line.strip() and not line.startswith(("#", "-r"))}
+
+    server, development = names(REQUIREMENTS), names(REPO / "requirements-dev.txt")
+    for tool in ("pytest", "hypothesis", "matplotlib", "playwright", "moto", "tqdm", "httpx"):
+        assert tool in development and tool not in server, tool
+    assert not server & (development - {"websockets"}), server & development  # websockets: both need it
+    # triton only compiles kernels for torch.compile, which the server never calls.
+    uninstalled = [c.split()[3:] for run in args("RUN", "build") for c in run.split("&&") if "pip uninstall" in c]
+    assert ["triton"] in uninstalled and uninstalled[-1] == ["pip"]
+
+
+def test_layers_run_from_the_heaviest_and_stablest_to_the_code():
+    """A code change re-pushes only the layers after the code's COPY: megabytes, not the venv."""
+    final = stages()["final"]
+    position = {arg: i for i, (name, arg) in enumerate(final) if name in ("COPY", "RUN")}
+    venv = position["--from=build /opt/venv /opt/venv"]
+    user = next(i for a, i in position.items() if "useradd" in a)
+    code = position["container/tts_server /opt/program/tts_server"]
+    assert venv < user < code
+    after_code = [arg for name, arg in final[code:] if name == "RUN"]
+    assert all("useradd" not in run and "apt-get" not in run and "pip" not in run for run in after_code), after_code
 
 
 def test_torch_is_pinned_past_the_advisory():

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import tempfile
 import urllib.request
+from pathlib import Path
 
 import pytest
 from dockerfile_reader import env as image_env
@@ -18,18 +19,36 @@ from running_server import SERVE, RunningServer, free_port, stop_server, wait_un
 
 # In a private mount namespace: the checkout at /srv/checkout (it may live under /tmp, which
 # is replaced next), a fresh /tmp and /home/tts (the image's writable places), an empty
-# read-only model directory, then everything else remounted read-only.
+# read-only model directory, then everything else remounted read-only. What the interpreter
+# needs from under /tmp or /home (a venv there: `make setup` in a clone under /tmp) is
+# parked under /srv first and bound back, read-only, at its own path inside the fresh mounts.
 CHECKOUT_MOUNT = "/srv/checkout"
 NAMESPACE_SETUP = """
 set -e
+IFS='
+'
 mount -t tmpfs -o size=1m tmpfs /srv && mkdir -p "$MODEL_DIR" /srv/checkout
 mount --bind "$CHECKOUT" /srv/checkout
+n=0
+for path in $KEEP; do n=$((n + 1)); mkdir /srv/keep$n; mount --bind "$path" /srv/keep$n; done
 mount --bind "$WRITABLE/tmp" /tmp
 mount -t tmpfs -o size=64m tmpfs /home && mkdir -p "$HOME"
+n=0
+for path in $KEEP; do
+  n=$((n + 1)); mkdir -p "$path"; mount --bind /srv/keep$n "$path"; mount -o remount,bind,ro "$path"
+done
 mount -o remount,ro /srv && mount -o remount,bind,ro /srv/checkout
 mount -o remount,bind,ro /
 exec "$@"
 """
+HIDDEN = (Path("/tmp"), Path("/home"))  # replaced by fresh mounts above
+
+
+def interpreter_paths_to_keep() -> list[str]:
+    """The venv and interpreter trees that live under /tmp or /home (outermost ones only)."""
+    trees = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, Path(sys.executable).resolve().parents[1])}
+    hidden = [t for t in trees if any(t.is_relative_to(h.resolve()) for h in HIDDEN)]
+    return sorted(str(t) for t in hidden if not any(t != o and t.is_relative_to(o) for o in hidden))
 
 
 def private_mounts_allowed() -> bool:
@@ -47,7 +66,7 @@ def read_only_server(tmp_path):
     environment = {**image_env(), "WRITABLE": str(tmp_path), "MODEL_DIR": "/srv/ml/model",
                    # Where this checkout and venv keep what the image has in /opt/program, /opt/venv.
                    "PATH": "/usr/bin:/bin", "PYTHONPATH": f"{CHECKOUT_MOUNT}:{CHECKOUT_MOUNT}/container",
-                   "CHECKOUT": str(SERVE.parents[1]),
+                   "CHECKOUT": str(SERVE.parents[1]), "KEEP": "\n".join(interpreter_paths_to_keep()),
                    "HOST": "127.0.0.1", "PORT": str(port)}
     environment.pop("VIRTUAL_ENV", None)
     command = ["unshare", "--mount", "--propagation", "private", "sh", "-c", NAMESPACE_SETUP, "sh",

@@ -86,4 +86,4 @@ def test_save_plot_writes_a_png_beside_the_json(tmp_path, data):
 def test_an_unknown_json_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown benchmark JSON"):
         kind_of({"something": 1})
-    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-scaling"}
+    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-scaling", "bench-startup", "gpu-check"}

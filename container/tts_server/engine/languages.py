@@ -133,7 +133,7 @@ class G2PCache:
             return self._built[code]
 
     def preload(self, codes: Iterable[str]) -> None:
-        """Build these now (at startup, before /ping turns 200)."""
+        """Build these now (the image build does, so a language that cannot load fails the build)."""
         for code in codes:
             self.get(code)
 
