@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from aws_cdk import CustomResource, Duration, RemovalPolicy
-from aws_cdk import aws_ecr_assets as ecr_assets, aws_iam as iam, aws_lambda as lambda_, aws_logs as logs
+from aws_cdk import aws_ecr_assets as ecr_assets, aws_iam as iam, aws_logs as logs
 from constructs import Construct
 
-from stacks.lambda_shared import handler_code
+from stacks.lambda_shared import handler_function, write_own_logs
 
 HANDLER_DIR = Path(__file__).with_name("manifest_handler")
 
@@ -31,11 +31,7 @@ class ImageManifestCheck(Construct):
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description="Read the endpoint image's manifest media type",
             inline_policies={"DescribeImage": iam.PolicyDocument(statements=[
-                iam.PolicyStatement(
-                    sid="WriteOwnLogs",
-                    actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                    resources=[log_group.log_group_arn],
-                ),
+                write_own_logs(log_group),
                 iam.PolicyStatement(
                     sid="DescribeEndpointImage",
                     actions=["ecr:DescribeImages"],
@@ -43,19 +39,9 @@ class ImageManifestCheck(Construct):
                 ),
             ])},
         )
-        function = lambda_.Function(
-            self,
-            "Handler",
-            runtime=lambda_.Runtime.PYTHON_3_14,
-            architecture=lambda_.Architecture.ARM_64,
-            handler="index.handler",
-            code=handler_code(HANDLER_DIR),
-            memory_size=256,
-            timeout=Duration.minutes(1),
-            role=role,
-            log_group=log_group,
-            description="Refuse an image manifest SageMaker CreateModel would refuse",
-        )
+        function = handler_function(self, HANDLER_DIR, role=role, log_group=log_group, memory_size=256,
+                                    timeout=Duration.minutes(1),
+                                    description="Refuse an image manifest SageMaker CreateModel would refuse")
         self.resource = CustomResource(
             self,
             "Manifest",

@@ -9,11 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from aws_cdk import CustomResource, Duration, RemovalPolicy, Size, Stack
-from aws_cdk import aws_iam as iam, aws_kms as kms, aws_lambda as lambda_, aws_logs as logs
+from aws_cdk import aws_iam as iam, aws_kms as kms, aws_logs as logs
 from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
-from stacks.lambda_shared import handler_code
+from stacks.lambda_shared import handler_function, write_own_logs
 
 from stacks.nag import acknowledge, wildcard_resource
 
@@ -41,11 +41,7 @@ class ModelCopy(Construct):
             self, "Logs", retention=logs.RetentionDays.THREE_MONTHS, removal_policy=RemovalPolicy.DESTROY
         )
         statements = [
-            iam.PolicyStatement(
-                sid="WriteOwnLogs",
-                actions=["logs:CreateLogStream", "logs:PutLogEvents"],
-                resources=[log_group.log_group_arn],
-            ),
+            write_own_logs(log_group),
             # The handler lists this revision's prefix to learn what is copied already
             # (and never HEADs a key the listing lacks, which would be a 403 under a
             # prefix-scoped ListBucket); it lists nothing else.
@@ -81,20 +77,16 @@ class ModelCopy(Construct):
             description=f"Copy {model_id}@{revision} into the model bucket",
             inline_policies={"CopyWeights": iam.PolicyDocument(statements=statements)},
         )
-        function = lambda_.Function(
+        function = handler_function(
             self,
-            "Handler",
-            runtime=lambda_.Runtime.PYTHON_3_14,
-            architecture=lambda_.Architecture.ARM_64,
-            handler="index.handler",
-            code=handler_code(HANDLER_DIR),
+            HANDLER_DIR,
+            role=role,
+            log_group=log_group,
             # 330 MB of weights; Lambda's network throughput grows with its memory size.
             memory_size=1024,
             # Room for the zipped local directory; the Hub path streams and needs none.
             ephemeral_storage_size=Size.gibibytes(2) if archive else None,
             timeout=Duration.minutes(15),
-            role=role,
-            log_group=log_group,
             description="Model cache: streams the model's files into S3 with SHA-256 checks",
         )
         source = (
