@@ -93,7 +93,7 @@ def sessions_ttfa(backend, items: list[dict], sessions: int, profile: dict[int, 
                     ttfa.append(time.perf_counter() - began)
                 stream.sent(len(inference.audio) / SAMPLE_RATE)
                 spoken += len(inference.audio) / SAMPLE_RATE
-            scheduler.close_stream(stream)
+            scheduler.finish_stream(stream)
             audio.append(spoken)
             await asyncio.sleep(max(0.0, began + spoken - time.perf_counter()))  # the listener hears it out
 
