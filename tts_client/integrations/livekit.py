@@ -22,7 +22,7 @@ from ..events import Alignment, AudioChunk, ErrorEvent, ResponseDone, TransportC
 from ..session import Session
 from .endpoint import Endpoint, Voice, open_pcm16
 
-# The server's SESSION_MAX_LIFETIME_S defaults to 3600 s (container/tts_server/config.py):
+# The server's SESSION_MAX_LIFETIME_S defaults to 3600 s (container/tts_server/settings.py):
 # a pooled session is renewed well before, so no utterance meets the limit mid-sentence.
 DEFAULT_MAX_SESSION_S = 3300.0
 UNSPACED_LANGUAGES = ("ja", "zh")

@@ -1,4 +1,4 @@
-// A line-by-line port of tts_client/chunker.py (SentenceChunker), so the page's agent mode
+// A line-by-line port of tts_text/chunker.py (SentenceChunker), so the page's agent mode
 // cuts an LLM's token stream exactly where a Python voice agent (run_bidi) would.
 // tests/demo/test_demo_chunker.py checks the two agree on the same texts and token splits.
 
