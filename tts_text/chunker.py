@@ -10,7 +10,7 @@ is a decimal, followed by " Next" a sentence end. `flush()` releases the remaind
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 # Terminators that always end a sentence (a run like "!?" or "！？" counts as one);
 # Devanagari has the danda and double danda.

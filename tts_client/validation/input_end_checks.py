@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 
-from ..events import AudioChunk, ErrorEvent, ResponseDone, SessionClosed, TransportClosed
+from ..events import AudioChunk, ErrorEvent, ResponseDone, SessionClosed
 from .runner import Check, Context, expect
 from .texts import SHORT
 

@@ -25,7 +25,7 @@ from ..wire.errors import ErrorCode, ProtocolError
 from .events import ResponseCreated, ResponseDone, ResponseQueued, SessionEvent, Status
 from .renderer import ResponseRenderer
 from .request import ResponseRequest
-from .response import Response, ResponseState
+from .response import Response
 
 log = logging.getLogger(__name__)
 

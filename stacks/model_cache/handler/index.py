@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import hashlib
 import http.client
-import json
 import math
 import tempfile
 import time
