@@ -16,10 +16,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import numpy as np
+
 from .voices import VoiceBook
 
 log = logging.getLogger(__name__)
 KOKORO_VOICE = re.compile(r"^[a-z][fm]_[a-z0-9]+$")
+LOGGED_AT_MOST = 1024  # substitutions logged (once each): clients choose the names, so the set is bounded
 
 
 @dataclass(frozen=True)
@@ -27,7 +30,7 @@ class VoiceChoice:
     requested: str  # what the client named
     speaker_id: str  # what the book resolves: the request, its alias, or the substitute
     voice: str  # the Kokoro voice (or blend) that speaks
-
+    style: np.ndarray  # its style pack (rows, 256), resolved once
 
 
 class VoicePolicy:
@@ -50,14 +53,14 @@ class VoicePolicy:
         aliased = self.alias(speaker_id)
         parts = [self._part(book, part) for part in aliased.split("+")]
         chosen = "+".join(parts)
-        book.resolve(chosen)  # raises FieldError naming the speakers for anything still unknown
+        style = book.resolve(chosen)  # raises FieldError naming the speakers for anything still unknown
         voice = "+".join(book.voice_of(name) + colon + weight
                          for name, colon, weight in (part.partition(":") for part in parts))
-        if chosen != aliased and (speaker_id, voice) not in self._logged:
+        if chosen != aliased and (speaker_id, voice) not in self._logged and len(self._logged) < LOGGED_AT_MOST:
             self._logged.add((speaker_id, voice))
             log.info("voice %r is not in this engine: %r speaks instead (VOICE_FALLBACK=strict refuses)",
                      speaker_id, voice)
-        return VoiceChoice(speaker_id, chosen, voice)
+        return VoiceChoice(speaker_id, chosen, voice, style)
 
     def _part(self, book: VoiceBook, part: str) -> str:
         name, colon, weight = part.strip().partition(":")

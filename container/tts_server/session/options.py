@@ -47,7 +47,7 @@ class SessionOptions:
         if custom_style:
             return cls(language, speaker_id, speed, output, book, book.custom(custom_style), "custom", policy)
         choice = policy.choose(book, speaker_id)
-        return cls(language, speaker_id, speed, output, book, book.resolve(choice.speaker_id), choice.voice, policy)
+        return cls(language, speaker_id, speed, output, book, choice.style, choice.voice, policy)
 
     def request(
         self,
@@ -59,7 +59,7 @@ class SessionOptions:
         with_timestamps: bool = False,
         max_length_ms: int | None = None,
     ) -> ResponseRequest:
-        style = self.book.resolve(self.policy.choose(self.book, speaker_id).speaker_id) if speaker_id else self.style
+        style = self.policy.choose(self.book, speaker_id).style if speaker_id else self.style
         voice = Voice(self.language, style, self.speed if speed is None else speed)
         extra = {"response_id": response_id} if response_id else {}
         return ResponseRequest(text, voice, self.output, with_timestamps, max_length_ms, **extra)

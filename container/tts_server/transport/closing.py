@@ -42,11 +42,14 @@ class Closing:
 
     def to(self, phase: Phase, error: ProtocolError | None = None, close_code: int | None = None,
            deadline: float | None = None) -> None:
-        if phase not in TRANSITIONS[self.phase]:
+        if not self.can(phase):
             raise RuntimeError(f"session closing: {self.phase} -> {phase} is not a transition")
         self.phase = phase
         if error is not None:
             self.error, self.close_code, self.deadline = error, close_code, deadline
+
+    def can(self, phase: Phase) -> bool:
+        return phase in TRANSITIONS[self.phase]
 
     @property
     def is_open(self) -> bool:

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from ..settings import Settings
 from ..wire.errors import ErrorCode, ProtocolError
-from ..wire.frames import FrameLimits, parse_json_object
+from ..wire.frames import parse_json_object
 from .http_errors import request_id
 
 JSON = "application/json"
@@ -19,13 +19,15 @@ DRAIN_LIMIT = 16 << 20  # an oversized body is read (and dropped) up to here, so
 
 
 async def invocations(request: Request) -> Response:
-    state = request.app.state
-    raw = await read_json_body(request, state.settings.max_request_bytes, state.settings.max_json_depth)
-    return await state.families.invoke_for(raw)(request, raw, request_id(request))
+    raw = await read_json_body(request)
+    return await request.app.state.families.invoke_for(raw)(request, raw, request_id(request))
 
 
-async def read_json_body(request: Request, limit: int, max_depth: int = FrameLimits.max_depth) -> dict:
-    """The body as a JSON object, or a ProtocolError: too large over `limit` bytes, invalid if not JSON."""
+async def read_json_body(request: Request) -> dict:
+    """The body as a JSON object within the app's limits (MAX_REQUEST_BYTES, MAX_JSON_DEPTH), or a
+    ProtocolError: too large, invalid if not JSON."""
+    settings = request.app.state.settings
+    limit, max_depth = settings.max_request_bytes, settings.max_json_depth
     body, size = bytearray(), 0
     async for chunk in request.stream():
         size += len(chunk)

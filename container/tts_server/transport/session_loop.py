@@ -127,7 +127,7 @@ class SessionLoop:
         refusal = ProtocolError(ErrorCode.SERVICE_OVERLOADED, "the server is shutting down; retry on a new session",
                                 retry_after=self._retry_after_s)
         self._engine.refuse_new(refusal)
-        if self._closing.phase in (Phase.OPEN, Phase.CLIENT_CLOSING):
+        if self._closing.can(Phase.ENDING):  # a session already ending keeps its own ending
             self._end(Phase.ENDING, ErrorCode.SHUTTING_DOWN, "the server is shutting down; open a new session to continue",
                       status.WS_1001_GOING_AWAY, deadline=self._lifecycle.deadline)
         await self._engine.cancel_queued()

@@ -29,8 +29,7 @@ async def invoke(request: Request, raw: dict, rid: str, stream_default: bool | N
 
 
 async def _own_path(request: Request, stream_default: bool) -> Response:
-    settings = request.app.state.settings
-    raw = await read_json_body(request, settings.max_request_bytes, settings.max_json_depth)
+    raw = await read_json_body(request)
     return await invoke(request, raw, request_id(request), stream_default)
 
 

@@ -33,9 +33,8 @@ PARAMS = {"speaker_id": "voice", "language": "lang_code", "format": "response_fo
 
 
 async def speech(request: Request) -> Response:
-    settings = request.app.state.settings
     try:
-        raw = await read_json_body(request, settings.max_request_bytes, settings.max_json_depth)
+        raw = await read_json_body(request)
     except ProtocolError as error:
         return openai_error_reply(error)
     return await invoke(request, raw, request_id(request))
@@ -46,7 +45,7 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
     try:
         refuse_unless_accepting(state)
         fields = SpeechRequest.model_validate(raw)
-        accepted = (*state.settings.accepted_models, *MODELS)  # OpenAI's ids on its own surface only
+        accepted = _model_ids(request)
         if fields.model is not None and fields.model not in accepted:
             raise FieldError("model", one_of(accepted))
         options = _negotiate(state.runtime, fields)
@@ -104,6 +103,7 @@ async def voices(request: Request) -> JSONResponse:
 
 
 def _model_ids(request: Request) -> list[str]:
+    """The served model, its aliases, and OpenAI's ids (accepted on this surface only)."""
     return list(dict.fromkeys((*request.app.state.settings.accepted_models, *MODELS)))
 
 
