@@ -25,7 +25,7 @@ from .wire.errors import ErrorCode, ProtocolError
 from .runtime import ModelRuntime
 from .scheduler import Load
 
-FIRST_PIECE_AUDIO_S = 2.0  # a typical first piece (the fast first fragment), for the prediction
+FIRST_PIECE_AUDIO_S = 2.0  # a typical first piece (the fast first fragment), until the warm-up timed one
 OVERLOADED_MESSAGE = "server at capacity, retry later"
 MODEL_LOADING_RETRY_AFTER_S = 5
 
@@ -84,10 +84,14 @@ class Admission:
         return max(1, max(math.floor(1 / rtf) for rtf in profile.values()))
 
     def predicted_first_audio_s(self, load: Load | None = None) -> float:
-        """When new work would start speaking: the first pieces queued before it, the batch on the
-        model now, then its own first piece, each about a first piece's worth of model time."""
+        """When new work would start speaking: the first pieces queued before it, the run on the
+        model now, then its own first piece, each the model time of a first piece's first audio
+        (its first window where first pieces run in windows), as the warm-up measured it."""
         load = load or self._runtime.scheduler.load()
-        return (load.work_ahead + 1) * (self._runtime.realtime_factor or 0.0) * FIRST_PIECE_AUDIO_S
+        per_piece = self._runtime.first_part_s
+        if per_piece is None:
+            per_piece = (self._runtime.realtime_factor or 0.0) * FIRST_PIECE_AUDIO_S
+        return (load.work_ahead + 1) * per_piece
 
     def _late(self) -> bool:
         """First pieces already wait in line and new work would start speaking past the target.

@@ -48,6 +48,8 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
         fast_first_fragment=settings.fast_first_fragment,
         preemption=settings.preemption == "on",
         load_gate=settings.tts_load_gate,
+        first_window=settings.first_window == "on",
+        piece_growth=settings.piece_growth == "on",
     )
 
     @contextlib.asynccontextmanager

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from .engine.factory import timed
 from .engine.model_dir import ModelDirError
+from .engine.pacing import Pacing
 from .engine.synthesizer import Synthesizer
 from .engine.voice_policy import VoicePolicy
 from .scheduler import Scheduler, batch_pays
@@ -31,13 +32,17 @@ class ModelRuntime:
 
     def __init__(self, load: Callable[[], Synthesizer], codec_workers: int = 2, text_workers: int = 2,
                  fast_first_fragment: int | None = 10, preemption: bool = True, load_gate: str | None = None,
-                 voice_policy: VoicePolicy | None = None):
+                 voice_policy: VoicePolicy | None = None, first_window: bool = True, piece_growth: bool = True):
         self._load = load
         self._load_gate = load_gate  # tests only (TTS_LOAD_GATE): loading waits until this file exists
         self.scheduler = Scheduler(preemption)
         self.text = ThreadPoolExecutor(text_workers, thread_name_prefix="text")
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
         self.fast_first_fragment = fast_first_fragment
+        self._pacing_options = {"first_window": first_window, "growth": piece_growth}
+        # Sizes of first windows and later pieces, from the warm-up's speed (None until measured).
+        self.pacing: Pacing | None = None
+        self.first_part_s: float | None = None  # model seconds to a first piece's first audio, measured
         self.voice_policy = voice_policy or VoicePolicy()  # a voice the engine lacks: engine/voice_policy.py
         self.synthesizer: Synthesizer | None = None
         self.load_error: str | None = None  # one line: what is wrong (the file, for weights)
@@ -50,6 +55,8 @@ class ModelRuntime:
         # (response_id, engine seconds behind its first audio chunk): lets the benchmark
         # tell the server's own overhead from the engine's time.
         self.first_audio_engine_seconds: deque[tuple[str, float]] = deque(maxlen=1000)
+        # (response_id, where its first audio's time went: G2P, front part, first window, ...).
+        self.first_audio_phases: deque[tuple[str, dict[str, float]]] = deque(maxlen=1000)
 
     @property
     def ready(self) -> bool:
@@ -99,6 +106,8 @@ class ModelRuntime:
             return
         self.synthesizer = synthesizer
         self.profile = profile
+        self.pacing = Pacing(profile[1], synthesizer.backend.max_tokens, **self._pacing_options)
+        self.first_part_s = self._time_first_part(synthesizer)
         self.scheduler.runner = synthesizer.runner
         self.scheduler.measured(profile)
         self._ready.set()
@@ -129,7 +138,20 @@ class ModelRuntime:
             with timed(phases, f"G2P {other}"):
                 synthesizer.tokenize(sample, 0, len(sample), other)
         job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
-        return ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
+        profile = ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
+        with timed(phases, "first synthesis in windows"):  # the windowed path's own first-run set-up
+            synthesizer.synthesize(text, 0, len(text), style, 1.0, language, rtf=profile[1])
+        return profile
+
+    def _time_first_part(self, synthesizer: Synthesizer) -> float:
+        """Model seconds to the first audio of the warm-up sentence as a first piece (admission's unit)."""
+        language = synthesizer.language(None)
+        text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
+        piece = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book(language).resolve("default"), 1.0,
+                                    language)
+        if self.pacing.first_window:
+            piece = synthesizer.windowed(piece, self.pacing.rtf)
+        return _timed(synthesizer.runner.run, next(piece.parts()))
 
     @staticmethod
     def _profile(synthesizer: Synthesizer, job, audio_s: float, phases: dict[str, float]) -> dict[int, float]:

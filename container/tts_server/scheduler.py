@@ -19,6 +19,12 @@ Preemption (RunControl: both backends stop a run within a layer): a run is one w
 up to seconds on a CPU, so a first piece that arrives behind it stops it while the run has
 done less than half its predicted work; the stopped jobs go back to the queue in their place
 and are never stopped again, so each costs at most one half-done restart.
+
+A first piece decoded in windows (engine/windows.py) is a first piece only for its first window:
+that run (the front part and the first window) goes first and may preempt; its later windows
+are jobs like any other, ordered by how soon the stream runs dry, each its own run, so a cancel
+or barge-in stops the piece between windows (or within one). A run's predicted time is model
+seconds per frame of decoder work (`Job.work`), learned from finished runs.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ log = logging.getLogger(__name__)
 PADDING_RATIO = 2.0  # a batch-mate may be at most this much longer or shorter than the head job
 BATCH_GAIN = 0.8  # a batch size is used only if each piece costs at most this share of running alone
 FIRST_PIECE_DELAY = 1.25  # a first piece's batch may take at most this much longer than it alone
-COST_SMOOTHING = 0.2  # weight of the latest run in the model-seconds-per-token estimate
+COST_SMOOTHING = 0.2  # weight of the latest run in the model-seconds-per-frame estimate
 clock = time.perf_counter  # model-run timing (a module name so tests can drive it)
 
 
@@ -124,7 +130,7 @@ class Scheduler:
         self.interruptions: Counter[str] = Counter()  # runs stopped: "first piece" or "cancelled"
         self._running: list[_Work] = []
         self._control: RunControl | None = None  # the running batch's
-        self._seconds_per_token: float | None = None  # model time per token of a batch's longest job
+        self._seconds_per_frame: float | None = None  # model time per frame of a batch's largest job
         self.batch_limit: int | None = None  # the largest batch that pays (None: the runner's)
         self.first_piece_batch: int | None = None  # the same when a first piece leads
 
@@ -223,15 +229,15 @@ class Scheduler:
 
     def _done_share(self, running: list[_Work]) -> float:
         """How much of the running batch's predicted model time has passed (0 when never measured)."""
-        if self._seconds_per_token is None or self._batch_started is None:
+        if self._seconds_per_frame is None or self._batch_started is None:
             return 0.0
-        predicted = self._seconds_per_token * _longest(running)
+        predicted = self._seconds_per_frame * _largest(running)
         return (clock() - self._batch_started) / max(predicted, 1e-6)
 
     def _learn_cost(self, batch: list[_Work], seconds: float) -> None:
-        observed = seconds / max(1, _longest(batch))
-        previous = self._seconds_per_token
-        self._seconds_per_token = observed if previous is None else previous + COST_SMOOTHING * (observed - previous)
+        observed = seconds / max(1, _largest(batch))
+        previous = self._seconds_per_frame
+        self._seconds_per_frame = observed if previous is None else previous + COST_SMOOTHING * (observed - previous)
 
     # the model loop ---------------------------------------------------------------------------
     def _drop(self, stream: Stream) -> None:
@@ -245,15 +251,15 @@ class Scheduler:
         if not live:
             self._pending = []
             return []
-        head, size = live[0], len(live[0].job.ids)
-        limit = self.max_batch
+        head, size = live[0], live[0].job.work
+        limit = 1 if head.job.split is not None else self.max_batch  # a window runs alone
         if head.first and self.first_piece_batch:
             limit = min(limit, self.first_piece_batch)
         batch = [head]
         for work in live[1:]:
             if len(batch) >= limit:
                 break
-            if size / PADDING_RATIO <= len(work.job.ids) <= size * PADDING_RATIO:
+            if work.job.split is None and size / PADDING_RATIO <= work.job.work <= size * PADDING_RATIO:
                 batch.append(work)
         chosen = set(map(id, batch))
         self._pending = [w for w in live if id(w) not in chosen]
@@ -315,6 +321,6 @@ def batch_pays(rtf: float, alone: float) -> bool:
     return rtf <= BATCH_GAIN * alone
 
 
-def _longest(works: list[_Work]) -> int:
-    """Tokens of a batch's longest job: what its model time scales with."""
-    return max(len(work.job.ids) for work in works)
+def _largest(works: list[_Work]) -> int:
+    """Decoder frames of a batch's largest job: what its model time scales with."""
+    return max(work.job.work for work in works)

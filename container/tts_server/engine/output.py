@@ -1,21 +1,27 @@
 """Output processing: a piece's inference results -> the audio as sent and its word timestamps.
 
-Per model call: cut the model's own silence (pauses.py), time each source span by its tokens'
-predicted durations, then append the pause its punctuation asks for. Pure numpy, cheap.
+Per sentence of a model call (a merged piece holds several): cut the model's own silence
+(pauses.py), time each source span by its tokens' predicted durations, then append the pause
+its punctuation asks for. Results may come in parts (a windowed job's windows, in order):
+`PieceAssembler` returns what each part makes final, so first audio leaves with the first
+window; a sentence's timestamps go with the part that ends it. Pure numpy, cheap.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import bisect
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, Inference
 from .pauses import Pauses
 from .tokens import Piece, Token
+from .windows import Splicer
 
 MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE  # 25
 SAMPLES_PER_MS = SAMPLE_RATE // 1000
+PAUSE_SEARCH_FRAMES = 24  # how far before a merged sentence's end its pause is looked for
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,9 @@ class Alignment:
 
 @dataclass(frozen=True)
 class SegmentAudio:
+    """Audio as sent and the alignments that part makes final, timed from its first sample (a
+    word that began in an earlier part of the same piece starts before 0)."""
+
     audio: np.ndarray  # float32 mono, 24 kHz
     alignments: list[Alignment]
     engine_seconds: float  # wall time spent in G2P and inference
@@ -50,21 +59,160 @@ class SegmentAudio:
 
 def assemble(piece: Piece, results: list[Inference], pauses: Pauses, engine_seconds: float) -> SegmentAudio:
     """The piece's audio as sent (trimmed, with its pauses) and its alignments into the whole text."""
-    text, spans = piece.text, piece.spans
-    audio, alignments, offset = [], [], 0
-    for number, (chunk, result) in enumerate(zip(piece.chunks, results, strict=True)):
-        keep_from, keep_to = pauses.trim(result.audio)
-        kept_ms = (keep_to - keep_from) // SAMPLES_PER_MS
-        records = _align(text, spans, chunk, result.durations, offset - keep_from // SAMPLES_PER_MS)
-        records = [a.clipped(offset, offset + kept_ms) for a in records]
-        audio.append(result.audio[keep_from:keep_to])
-        # The gap after this chunk: by the punctuation it ends with (the piece's own end last).
-        gap_end = piece.end if number == len(piece.chunks) - 1 else spans[chunk[-1].piece].end
-        audio.append(pauses.padding(pauses.gap_after(text, gap_end)))
-        offset += kept_ms + len(audio[-1]) // SAMPLES_PER_MS
-        alignments += _pause_heard_as_punctuation(records, offset)
-    samples = np.concatenate(audio) if audio else np.zeros(0, np.float32)
-    return SegmentAudio(samples, _merge_shared_spans(text, alignments), engine_seconds)
+    return PieceAssembler(piece, pauses).add(results, engine_seconds)
+
+
+@dataclass
+class _Sentence:
+    """Tokens [first, last) of a job, heard in its samples [begin, end), then `gap_ms` of pause."""
+
+    first: int
+    last: int
+    begin: int
+    end: int
+    gap_ms: int
+    cut_from: int | None = None  # its first sample kept (on the frame grid)
+    audible: tuple[int, int] | None = None  # first and last sample above the threshold so far
+    scanned: int = 0  # samples of it looked at
+    out_at: int = 0  # where its kept audio starts in the piece's audio as sent
+
+
+@dataclass
+class PieceAssembler:
+    """A piece's results, as they come (whole jobs, or a windowed job's windows in order)."""
+
+    piece: Piece
+    pauses: Pauses
+    _job: int = 0
+    _audio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # the current job's so far
+    _splicer: Splicer | None = None
+    _sentences: list[_Sentence] = field(default_factory=list)  # the current job's, not yet done
+    _out: int = 0  # samples of the piece as sent so far (handed out or held below)
+    _held: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # under 1 ms, for the next part
+    _records: list[Alignment] = field(default_factory=list)  # the last one waits: a shared span may continue
+    _durations: np.ndarray | None = None  # the current job's
+
+    @property
+    def finished(self) -> bool:
+        return self._job == len(self.piece.jobs)
+
+    def add(self, results: list[Inference], engine_seconds: float) -> SegmentAudio:
+        """The audio these results make final and the alignments that go with it."""
+        begin_ms = (self._out - len(self._held)) // SAMPLES_PER_MS
+        parts = [self._held]
+        for result in results:
+            parts += self._take(result)
+        audio = np.concatenate(parts)
+        whole = len(audio) if self.finished else len(audio) - len(audio) % SAMPLES_PER_MS
+        audio, self._held = audio[:whole], audio[whole:]
+        ready = self._records if self.finished else self._records[:-1]
+        self._records = [] if self.finished else self._records[-1:]
+        return SegmentAudio(audio, [a.shifted(-begin_ms) for a in ready], engine_seconds)
+
+    def _take(self, result: Inference) -> list[np.ndarray]:
+        job = self._job
+        if not self._sentences:
+            self._sentences = self._sentences_of(job, result.durations, result.audio)
+        if result.window is None:
+            self._audio, complete = result.audio, True
+        else:
+            self._splicer = self._splicer or Splicer(self.piece.jobs[job].split.windows)
+            self._audio = np.concatenate([self._audio, self._splicer.add(result.audio)])
+            complete = self._splicer.finished
+        out = []
+        while self._sentences:
+            done = self._advance(self._sentences[0], out, complete)
+            if not done:
+                break
+            self._sentences.pop(0)
+        if complete:
+            self._job, self._audio, self._splicer = job + 1, np.zeros(0, np.float32), None
+        return out
+
+    def _advance(self, sentence: _Sentence, out: list[np.ndarray], complete: bool) -> bool:
+        """Hand out what is certain of this sentence's audio; True once it is done, pause included."""
+        audio, unit, ms = self._audio, SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
+        available = sentence.end if complete else min(sentence.end, len(audio))
+        looked = max(sentence.begin, sentence.scanned)
+        loud = np.flatnonzero(np.abs(audio[looked:available]) >= 10 ** (self.pauses.audible_db / 20)) + looked
+        if loud.size:
+            first = sentence.audible[0] if sentence.audible else int(loud[0])
+            sentence.audible = (first, int(loud[-1]))
+        sentence.scanned = available
+        finished = available >= sentence.end
+        if sentence.cut_from is None:
+            if sentence.audible is None and not finished:
+                return False
+            if sentence.audible is None:  # silence only: nothing of it is heard
+                sentence.cut_from = sentence.end
+            else:
+                lead = sentence.audible[0] - self.pauses.lead_ms * ms
+                sentence.cut_from = max(sentence.begin, lead // unit * unit)
+            sentence.out_at = self._out
+        emitted = sentence.cut_from + self._out - sentence.out_at
+        if finished:
+            last = sentence.audible[1] if sentence.audible else sentence.end - 1
+            until = max(emitted, min(sentence.end, -(-(last + 1 + self.pauses.trail_ms * ms) // unit) * unit))
+        else:
+            until = max(emitted, sentence.audible[1] + 1)
+        out.append(audio[emitted:until])
+        self._out += until - emitted
+        if not finished:
+            return False
+        kept_ms = (until - sentence.cut_from) // ms
+        out.append(self.pauses.padding(sentence.gap_ms))
+        self._out += len(out[-1])
+        self._finish_records(sentence, kept_ms, self._out // ms)
+        return True
+
+    def _sentences_of(self, job: int, durations: np.ndarray, audio: np.ndarray) -> list[_Sentence]:
+        """The job's tokens by the sentence they belong to (a merged piece's breaks), in samples;
+        two sentences meet in the middle of the model's pause between them (a merged piece is
+        decoded whole, so its audio is all there)."""
+        piece, chunk = self.piece, self.piece.chunks[job]
+        bounds = np.cumsum(durations) * SAMPLES_PER_DURATION_UNIT  # token k ends at bounds[k + 1]
+        which = [bisect.bisect_right(piece.breaks, piece.spans[token.piece].start) for token in chunk]
+        job_end = piece.end if job == len(piece.jobs) - 1 else piece.spans[chunk[-1].piece].end
+        sentences, first = [], 0
+        for k in range(1, len(chunk) + 1):
+            if k < len(chunk) and which[k] == which[first]:
+                continue
+            last_one = k == len(chunk)
+            gap_end = job_end if last_one else piece.breaks[which[first]]
+            begin = sentences[-1].end if sentences else 0
+            end = int(bounds[-1]) if last_one else self._pause_near(audio, int(bounds[k]), begin)
+            sentences.append(_Sentence(first, k, begin, end, self.pauses.gap_after(piece.text, gap_end)))
+            first = k
+        self._durations = durations
+        return sentences
+
+    def _pause_near(self, audio: np.ndarray, boundary: int, floor: int) -> int:
+        """The middle of the longest silence within PAUSE_SEARCH_FRAMES before `boundary` (the model
+        often holds a sentence's pause on its last vowel, before the mark) or a frame after it,
+        on the frame grid; `boundary` where there is none."""
+        unit = SAMPLES_PER_DURATION_UNIT
+        low, high = max(floor, boundary - PAUSE_SEARCH_FRAMES * unit), min(len(audio), boundary + unit)
+        step = 5 * SAMPLES_PER_MS
+        peaks = np.abs(audio[low : low + (high - low) // step * step]).reshape(-1, step).max(axis=1)
+        quiet = np.concatenate([[False], peaks < 10 ** (self.pauses.audible_db / 20), [False]])
+        edges = np.flatnonzero(np.diff(quiet.astype(np.int8)))
+        runs = list(zip(edges[::2], edges[1::2]))
+        if not runs:
+            return boundary
+        start, stop = max(runs, key=lambda run: run[1] - run[0])
+        middle = low + (start + stop) * step // 2
+        return max(floor + unit, round(middle / unit) * unit)
+
+    def _finish_records(self, sentence: _Sentence, kept_ms: int, pause_end_ms: int) -> None:
+        piece = self.piece
+        chunk = piece.chunks[self._job][sentence.first : sentence.last]
+        offset = sentence.out_at // SAMPLES_PER_MS - sentence.cut_from // SAMPLES_PER_MS
+        durations = self._durations[sentence.first :]  # the token before `first` ends where it starts
+        start_ms = int(np.sum(self._durations[: sentence.first])) * MS_PER_DURATION_UNIT
+        records = _align(piece.text, piece.spans, chunk, durations, offset + start_ms)
+        low = sentence.out_at // SAMPLES_PER_MS
+        records = [a.clipped(low, low + kept_ms) for a in records]
+        self._records = _merge_shared_spans(piece.text, self._records + _pause_heard_as_punctuation(records, pause_end_ms))
 
 
 def _align(text: str, spans, chunk: list[Token], durations: np.ndarray, offset_ms: int) -> list[Alignment]:

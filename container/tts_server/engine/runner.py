@@ -2,13 +2,16 @@
 
 Only the scheduler calls it, from its one model thread. A backend that can batch
 (`infer_batch`) gets pieces of different sessions together; others run them one by one.
-A run given a RunControl raises Interrupted as soon as the scheduler interrupts it.
+A windowed job runs its front part with its first window (windows.py) and one window a run
+after that. A run given a RunControl raises Interrupted as soon as the scheduler interrupts it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
+from . import windows
 from .backend import AcousticBackend, Inference, RunControl
 from .tokens import Job
 
@@ -23,6 +26,8 @@ class ModelRunner:
 
     def run(self, jobs: Sequence[Job], control: RunControl | None = None) -> list[Inference]:
         """Results in order; more jobs than a batch holds run as several batches."""
+        if any(job.split is not None for job in jobs):
+            return [self._window(job, control) for job in jobs]
         if len(jobs) == 1 or self.max_batch == 1:
             return [self.backend.infer(job.ids, job.style, job.speed, control) for job in jobs]
         results = []
@@ -30,3 +35,14 @@ class ModelRunner:
             batch = jobs[first : first + self.max_batch]
             results += self.backend.infer_batch([(job.ids, job.style, job.speed) for job in batch], control)
         return results
+
+    def _window(self, job: Job, control: RunControl | None) -> Inference:
+        split = job.split
+        if split.front is None:  # kept when the window is interrupted: a rerun decodes only
+            began = time.perf_counter()
+            front = self.backend.front(job.ids, job.style, job.speed, control)
+            split.front_seconds = time.perf_counter() - began
+            split.windows, split.front = windows.plan(front.durations, split.rtf), front
+        window = split.windows[job.window]
+        audio = self.backend.decode(split.front, window.start, window.end, control)
+        return Inference(audio=audio, durations=split.front.durations, window=window)

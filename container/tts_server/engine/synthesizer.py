@@ -1,8 +1,10 @@
 """The engine as the server sees it: languages, voices, and the three steps of a piece.
 
-    prepare   text -> tokens with spans (tokens.py; G2P, blocking: the text pool)
+    prepare   text -> tokens with spans (tokens.py; G2P, blocking: the text pool); `merge`
+              joins prepared sentences into one piece, `windowed` has one decoded in windows
     run       a batch of jobs -> audio and durations (runner.py; only the scheduler calls it)
-    assemble  durations -> alignments, silence cut, pauses (output.py)
+    assemble  durations -> alignments, silence cut, pauses (output.py); a piece run in parts
+              (piece.parts()) is assembled part by part, each call returning what it adds
 
 `synthesize` chains them for one piece on the calling thread (warm-up, tests, tools).
 """
@@ -10,7 +12,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+import weakref
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -18,10 +21,10 @@ from ..wire.errors import FieldError, one_of
 from .backend import AcousticBackend
 from .g2p.base import G2P, PhonemeSpan
 from .languages import DEFAULT_LANGUAGE, VOICE_LETTERS, canonical, implied_by_voice
-from .output import SegmentAudio, assemble
+from .output import PieceAssembler, SegmentAudio
 from .pauses import Pauses
 from .runner import ModelRunner
-from .tokens import Piece, TextFrontend, Token
+from .tokens import Piece, TextFrontend, Token, windowed
 from .voices import VoiceBook
 
 
@@ -34,6 +37,7 @@ class Synthesizer:
         self.runner = ModelRunner(backend, max_batch)
         voices, rows = backend.voices, backend.max_tokens
         self._books = {lang: VoiceBook(voices, rows, VOICE_LETTERS.get(lang)) for lang in self.frontend.languages}
+        self._assemblers: weakref.WeakKeyDictionary[Piece, PieceAssembler] = weakref.WeakKeyDictionary()
 
     @property
     def languages(self) -> list[str]:
@@ -58,12 +62,35 @@ class Synthesizer:
     def prepare(self, text: str, start: int, end: int, style: np.ndarray, speed: float, language: str) -> Piece:
         return self.frontend.prepare(text, start, end, language, style, speed)
 
-    def assemble(self, piece: Piece, results, engine_seconds: float) -> SegmentAudio:
-        return assemble(piece, results, self.pauses, engine_seconds)
+    def merge(self, pieces: Sequence[Piece], style: np.ndarray, speed: float) -> Piece:
+        return pieces[0] if len(pieces) == 1 else self.frontend.merge(pieces, style, speed)
 
-    def synthesize(self, text: str, start: int, end: int, style: np.ndarray, speed: float, language: str) -> SegmentAudio:
-        """Audio for text[start:end]; alignments index the whole text."""
+    @staticmethod
+    def windowed(piece: Piece, rtf: float) -> Piece:
+        return windowed(piece, rtf)
+
+    def assemble(self, piece: Piece, results, engine_seconds: float) -> SegmentAudio:
+        """What these results (the piece's next part) add to its audio as sent."""
+        assembler = self._assemblers.get(piece)
+        if assembler is None:
+            assembler = self._assemblers[piece] = PieceAssembler(piece, self.pauses)
+        segment = assembler.add(results, engine_seconds)
+        if assembler.finished:
+            del self._assemblers[piece]
+        return segment
+
+    def synthesize(self, text: str, start: int, end: int, style: np.ndarray, speed: float, language: str,
+                   rtf: float | None = None) -> SegmentAudio:
+        """Audio for text[start:end]; alignments index the whole text. With `rtf`, decoded in
+        windows sized for that speed, as a response's first piece is (windows.py)."""
         began = time.perf_counter()
         piece = self.prepare(text, start, end, style, speed, language)
-        results = self.runner.run(piece.jobs)
-        return self.assemble(piece, results, time.perf_counter() - began)
+        if rtf is not None:
+            piece = windowed(piece, rtf)
+        segments = [self.assemble(piece, self.runner.run(jobs), 0.0) for jobs in piece.parts()]
+        audio = np.concatenate([segment.audio for segment in segments])
+        alignments, at = [], 0
+        for segment in segments:
+            alignments += [a.shifted(at) for a in segment.alignments]
+            at += segment.duration_ms
+        return SegmentAudio(audio, alignments, time.perf_counter() - began)

@@ -2,17 +2,24 @@
 
 Each token remembers the phoneme piece (and so the characters) it came from, so durations
 map back to words after inference. Blocking CPU work: runs in the text pool, not on the loop.
+Sentences already through G2P merge into one piece (`merge`) without running G2P again, so a
+longer piece has exactly the tokens, and so the timestamps, of its sentences.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from . import windows
+from .backend import Front
 from .g2p.base import G2P, PhonemeSpan
+
+PAD_FRAMES = 36  # frames of a piece's leading pad and final punctuation, about (for estimates)
+FRAMES_PER_TOKEN = 3  # frames a token lasts, about (for estimates until the durations are known)
 
 
 @dataclass(frozen=True)
@@ -21,18 +28,44 @@ class Token:
     id: int
 
 
+@dataclass(eq=False)
+class Split:
+    """A job decoded in windows: its front part's result and windows once the first run made them."""
+
+    rtf: float  # the engine's speed the windows are sized for (windows.plan)
+    front: Front | None = None
+    windows: list[windows.Window] | None = None
+    front_seconds: float = 0.0  # the front part's model time
+
+
 @dataclass(frozen=True, eq=False)
 class Job:
-    """One model call: token ids (pads excluded), the style row for their count, the speed."""
+    """One model call: token ids (pads excluded), the style row for their count, the speed; for a
+    windowed job, one window of its split."""
 
     ids: tuple[int, ...]
     style: np.ndarray  # (256,)
     speed: float
+    split: Split | None = None
+    window: int = 0
+
+    @property
+    def work(self) -> int:
+        """Frames to decode: what the run's model time scales with (an estimate until known)."""
+        split = self.split
+        if split is not None and split.windows is not None:
+            window = split.windows[self.window]
+            return window.end - window.start
+        frames = PAD_FRAMES + FRAMES_PER_TOKEN * len(self.ids)
+        if split is None:
+            return frames
+        first = windows.plan(np.array([PAD_FRAMES // 3, frames - PAD_FRAMES // 3]), split.rtf)[0]
+        return first.end - first.start
 
 
 @dataclass(frozen=True, eq=False)
 class Piece:
-    """One sentence of a response, through G2P, ready for the model."""
+    """One sentence of a response (or several, merged), through G2P, ready for the model."""
 
     text: str  # the whole request text: spans index it
     start: int
@@ -41,6 +74,18 @@ class Piece:
     chunks: list[list[Token]]  # model-sized, one Job each
     jobs: list[Job]
     g2p_seconds: float
+    breaks: tuple[int, ...] = field(default=())  # where sentences end inside it (text offsets), merged ones
+
+    def parts(self) -> Iterator[list[Job]]:
+        """Its model runs in order: all its jobs together, or a windowed job's windows one by one
+        (how many is known once the first has run)."""
+        split = self.jobs[0].split if self.jobs else None
+        if split is None:
+            yield self.jobs
+            return
+        yield self.jobs[:1]
+        for index in range(1, len(split.windows or ())):
+            yield [replace(self.jobs[0], window=index)]
 
 
 class TextFrontend:
@@ -62,10 +107,32 @@ class TextFrontend:
     def prepare(self, text: str, start: int, end: int, language: str, style_pack: np.ndarray, speed: float) -> Piece:
         began = time.perf_counter()
         spans, tokens = self.tokenize(text, start, end, language)
+        return self._piece(text, start, end, spans, tokens, style_pack, speed, time.perf_counter() - began)
+
+    def merge(self, pieces: Sequence[Piece], style_pack: np.ndarray, speed: float) -> Piece:
+        """Consecutive pieces of one text as one: their spans and tokens in order, cut anew into jobs."""
+        spans, tokens = [], []
+        for piece in pieces:
+            tokens += [Token(len(spans) + t.piece, t.id) for chunk in piece.chunks for t in chunk]
+            spans += piece.spans
+        first, last = pieces[0], pieces[-1]
+        breaks = tuple(b for p in pieces for b in (*p.breaks, p.end))[:-1]
+        return self._piece(first.text, first.start, last.end, spans, tokens, style_pack, speed,
+                           sum(p.g2p_seconds for p in pieces), breaks)
+
+    def _piece(self, text, start, end, spans, tokens, style_pack, speed, seconds, breaks=()) -> Piece:
         chunks = _chunks(tokens, spans, self._max_tokens)
         jobs = [Job(tuple(t.id for t in chunk), style_pack[min(len(chunk), len(style_pack)) - 1], speed)
                 for chunk in chunks]
-        return Piece(text, start, end, spans, chunks, jobs, time.perf_counter() - began)
+        return Piece(text, start, end, spans, chunks, jobs, seconds, breaks)
+
+
+def windowed(piece: Piece, rtf: float) -> Piece:
+    """The piece with its one job decoded in windows sized for an engine of real-time factor rtf
+    (a piece of several jobs, more than the model's context, stays as it is)."""
+    if len(piece.jobs) != 1:
+        return piece
+    return replace(piece, jobs=[replace(piece.jobs[0], split=Split(rtf))])
 
 
 def _chunks(tokens: list[Token], spans: list[PhonemeSpan], limit: int) -> list[list[Token]]:

@@ -14,8 +14,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import torch
 
-from .backend import SAMPLES_PER_DURATION_UNIT, Inference, Interrupted, RunControl
-from .batched_forward import forward_batch
+from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
+from .batched_decoder import decode, source_of
+from .batched_forward import Prosody, forward_batch, predict
 from .model_dir import ModelDir, ModelDirError
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,30 @@ class TorchBackend:
         assert len(audio) == SAMPLES_PER_DURATION_UNIT * int(durations.sum()), "audio/durations mismatch"
         return Inference(audio=audio, durations=durations)
 
+    def front(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
+              control: RunControl | None = None) -> Front:
+        """The batched forward's first half for one row (its durations equal kokoro's)."""
+        self._control = control
+        try:
+            prosody = predict(self.model, [(token_ids, style, speed)])
+        finally:
+            self._control = None
+        return Front(prosody.durations[0, : int(prosody.tokens[0])].cpu().numpy(), _Features(prosody))
+
+    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
+        features: _Features = front.features
+        p, generator = features.prosody, self.model.decoder.generator
+        self._control = control
+        try:
+            with torch.inference_mode():
+                if features.source is None:  # drawn once per piece: every window continues its phase and noise
+                    features.source = source_of(generator, p.f0, p.frames * SAMPLES_PER_DURATION_UNIT)
+                audio = decode(self.model.decoder, p.asr[:, :, start:end], p.f0[:, 2 * start : 2 * end],
+                               p.energy[:, 2 * start : 2 * end], p.styles[:, :128], torch.tensor([end - start], device=p.frames.device),
+                               source=features.source[:, start * SAMPLES_PER_DURATION_UNIT : end * SAMPLES_PER_DURATION_UNIT])
+        finally:
+            self._control = None
+        return audio[0].float().cpu().numpy()
 
     def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]],
                     control: RunControl | None = None) -> list[Inference]:
@@ -105,6 +130,14 @@ class TorchBackend:
         finally:
             self._control = None
         return [Inference(audio=audio, durations=durations) for audio, durations in rows]
+
+
+class _Features:
+    """A piece's prosody, and its harmonic source once the first window drew it."""
+
+    def __init__(self, prosody: Prosody):
+        self.prosody = prosody
+        self.source: torch.Tensor | None = None
 
 
 def _voice_pack(path) -> np.ndarray:

@@ -1,13 +1,19 @@
-"""Renders one response: sentence by sentence, each sentence's audio leaves as soon as it exists.
+"""Renders one response: piece by piece, each piece's audio leaves as soon as it exists.
 
-Each sentence is a piece: G2P in the text pool, the model through the scheduler (which orders
-it against every other session's pieces), encoding in the codec pool. This coroutine only
-awaits and forwards; cancelling it drops its queued piece from the scheduler at once.
+A piece is a sentence (the first one cut early at a clause: the fast first fragment), or, once
+the stream is far enough ahead of its listener, several sentences merged (engine/pacing.py).
+G2P runs in the text pool, the model through the scheduler (which orders it against every
+other session's pieces), encoding in the codec pool. A first piece runs in windows of frames
+(engine/windows.py): its first audio leaves after its first window, the rest as it comes.
+This coroutine only awaits and forwards; cancelling it drops its queued work from the
+scheduler at once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 
 from tts_text.chunker import split_sentences
@@ -15,6 +21,7 @@ from tts_text.chunker import split_sentences
 from ..audio.pipeline import AudioOutput
 from ..engine.backend import SAMPLE_RATE
 from ..engine.output import Alignment, SegmentAudio
+from ..engine.tokens import Piece
 from ..runtime import ModelRuntime
 from ..scheduler import Stream
 from .events import AudioChunk, ResponseDone, SessionEvent, Status
@@ -29,6 +36,9 @@ class ResponseRenderer:
         self._sequence = 0
         self._output = AudioOutput(request.output, source_rate=SAMPLE_RATE)
         self._first_audio_sent = False
+        self._sentences: deque[tuple[int, int]] = deque()
+        self._prepared: asyncio.Future[Piece] | None = None  # the next sentence, through G2P already
+        self._tokens = 0  # tokens of the pieces handed out so far (the stream's audio per token)
 
     @property
     def audio_ms(self) -> int:
@@ -37,49 +47,102 @@ class ResponseRenderer:
     async def run(self) -> ResponseDone:
         request = self.request
         loop = asyncio.get_running_loop()
-        spans = split_sentences(request.text, fast_first_fragment=self.runtime.fast_first_fragment)
+        self._sentences.extend(split_sentences(request.text, fast_first_fragment=self.runtime.fast_first_fragment))
         stream = self.runtime.scheduler.open_stream(request.response_id)
         produced_ms = 0
         truncated = False
-        upcoming = self._piece(spans[0], stream, first=True) if spans else None
+        began = time.perf_counter()
+        upcoming = self._piece(stream, first=True) if self._sentences else None
         try:
-            for index in range(len(spans)):
-                segment = await upcoming
-                # The next piece goes to the scheduler now, so the model can run it while this one
-                # is encoded and sent; the scheduler decides when, by how soon this stream runs dry.
-                upcoming = self._piece(spans[index + 1], stream, first=False) if index + 1 < len(spans) else None
-                audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
-                if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
-                    audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
-                    truncated = True
-                produced_ms += len(audio) * 1000 // SAMPLE_RATE
-                await self._send(await loop.run_in_executor(self.runtime.codec, self._output.push, audio), alignments)
-                stream.sent(len(audio) / SAMPLE_RATE)
-                if not self._first_audio_sent:
-                    self._first_audio_sent = True
-                    self.runtime.first_audio_engine_seconds.append((request.response_id, segment.engine_seconds))
-                if truncated:
-                    break
+            while upcoming is not None and not truncated:
+                segments, upcoming = upcoming, None
+                async for segment, last in segments:
+                    if last:  # the next piece goes to the scheduler now, so the model runs it while this
+                        # one is encoded and sent; the scheduler decides when, by how soon this stream runs dry
+                        upcoming = self._piece(stream, first=False, ahead_s=segment.duration_ms / 1000) \
+                            if self._sentences else None
+                    audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
+                    if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
+                        audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
+                        truncated = True
+                    produced_ms += len(audio) * 1000 // SAMPLE_RATE
+                    encoding = time.perf_counter()
+                    encoded = await loop.run_in_executor(self.runtime.codec, self._output.push, audio)
+                    encoding = time.perf_counter() - encoding
+                    await self._send(encoded, alignments)
+                    stream.sent(len(audio) / SAMPLE_RATE)
+                    if not self._first_audio_sent and len(audio):
+                        self._first_audio_sent = True
+                        self.runtime.first_audio_engine_seconds.append((request.response_id, segment.engine_seconds))
+                        self.runtime.first_audio_phases.append((request.response_id, {
+                            **segments.phases, "encoding_s": encoding, "server_s": time.perf_counter() - began}))
+                    if truncated:
+                        break
         finally:
-            if upcoming is not None:
-                upcoming.cancel()
+            for pending in (upcoming, self._prepared):
+                if pending is not None:
+                    pending.cancel()
             self.runtime.scheduler.finish_stream(stream)
         await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [])
         status = Status.TRUNCATED if truncated else Status.COMPLETED
         return ResponseDone(request.response_id, status, len(request.text), self.audio_ms)
 
-    def _piece(self, span: tuple[int, int], stream: Stream, first: bool) -> asyncio.Task[SegmentAudio]:
-        return asyncio.ensure_future(self._synthesize(span, stream, first))
+    def _piece(self, stream: Stream, first: bool, ahead_s: float = 0.0) -> _Segments:
+        segments = _Segments()
+        segments.task = asyncio.ensure_future(self._synthesize(stream, first, ahead_s, segments))
+        return segments
 
-    async def _synthesize(self, span: tuple[int, int], stream: Stream, first: bool) -> SegmentAudio:
-        """G2P in the text pool, the model through the scheduler, output processing in the codec pool."""
-        loop, runtime, request, voice = asyncio.get_running_loop(), self.runtime, self.request, self.request.voice
-        synthesizer = runtime.synthesizer
-        piece = await loop.run_in_executor(runtime.text, synthesizer.prepare, request.text, span[0], span[1],
-                                           voice.style, voice.speed, voice.language)
-        results, model_seconds = await runtime.scheduler.run(piece.jobs, stream, first)
-        return await loop.run_in_executor(runtime.codec, synthesizer.assemble, piece, results,
-                                          piece.g2p_seconds + model_seconds)
+    async def _synthesize(self, stream: Stream, first: bool, ahead_s: float, out: _Segments) -> None:
+        """G2P in the text pool, the model through the scheduler part by part, output processing in
+        the codec pool; each part's audio goes to `out` as soon as it is assembled."""
+        loop, runtime, request = asyncio.get_running_loop(), self.runtime, self.request
+        synthesizer, pacing = runtime.synthesizer, runtime.pacing
+        piece = await self._next_piece(stream, first, ahead_s)
+        if first and pacing is not None and pacing.first_window:
+            piece = synthesizer.windowed(piece, pacing.rtf)
+        self._tokens += sum(len(job.ids) for job in piece.jobs)
+        for index, jobs in enumerate(piece.parts()):
+            submitted = time.perf_counter()
+            results, model_seconds = await runtime.scheduler.run(jobs, stream, first and index == 0)
+            engine_seconds = model_seconds + (piece.g2p_seconds if index == 0 else 0.0)
+            returned = time.perf_counter()
+            segment = await loop.run_in_executor(runtime.codec, synthesizer.assemble, piece, results, engine_seconds)
+            if index == 0:
+                out.phases = _phases(piece, jobs, returned - submitted, model_seconds, time.perf_counter() - returned)
+            split = piece.jobs[0].split
+            out.put(segment, last=split is None or index == len(split.windows) - 1)
+
+    async def _next_piece(self, stream: Stream, first: bool, ahead_s: float) -> Piece:
+        """The next sentence through G2P; later ones merged with it while the stream is far enough
+        ahead for the model to run them together before its listener needs them."""
+        piece = await self._prepare_next()
+        pacing = self.runtime.pacing
+        if first or pacing is None:
+            return piece
+        played = time.monotonic() - stream.playback_start if stream.playback_start is not None else 0.0
+        per_token = stream.audio_s / self._tokens if self._tokens and stream.audio_s else None
+        budget = pacing.piece_tokens(stream.audio_s + ahead_s - played, self.runtime.scheduler.active_streams,
+                                     per_token)
+        pieces, tokens = [piece], _tokens_of(piece)
+        while self._sentences:
+            following = await self._prepare_next()
+            if tokens + _tokens_of(following) > budget:
+                self._prepared = asyncio.get_running_loop().create_future()
+                self._prepared.set_result(following)  # it leads the next piece
+                break
+            pieces.append(following)
+            tokens += _tokens_of(following)
+        voice = self.request.voice
+        return self.runtime.synthesizer.merge(pieces, voice.style, voice.speed) if len(pieces) > 1 else piece
+
+    async def _prepare_next(self) -> Piece:
+        if self._prepared is not None:
+            prepared, self._prepared = self._prepared, None
+            return await prepared
+        start, end = self._sentences.popleft()
+        loop, request, voice = asyncio.get_running_loop(), self.request, self.request.voice
+        return await loop.run_in_executor(self.runtime.text, self.runtime.synthesizer.prepare, request.text, start,
+                                          end, voice.style, voice.speed, voice.language)
 
     async def _send(self, audio: bytes, alignments: list[Alignment]) -> None:
         if not audio and not alignments:
@@ -90,6 +153,49 @@ class ResponseRenderer:
         self._sequence += 1
         # Shielded: a cancel stops the response, never a frame half-way out of the socket.
         await asyncio.shield(self._emit(chunk))
+
+
+class _Segments:
+    """One piece's audio parts as they are assembled: iterate for them in order, the last one
+    flagged; a failure of the piece's task is raised there."""
+
+    def __init__(self):
+        self.task: asyncio.Task | None = None
+        self.phases: dict[str, float] = {}  # where the first part's time went
+        self._queue: asyncio.Queue[tuple[SegmentAudio, bool]] = asyncio.Queue()
+
+    def put(self, segment: SegmentAudio, last: bool) -> None:
+        self._queue.put_nowait((segment, last))
+
+    def cancel(self) -> None:
+        self.task.cancel()
+
+    async def __aiter__(self):
+        while True:
+            getter = asyncio.ensure_future(self._queue.get())
+            await asyncio.wait([getter, self.task], return_when=asyncio.FIRST_COMPLETED)
+            if not getter.done():
+                getter.cancel()
+                self.task.result()  # raises the piece's failure (or its cancellation)
+                raise RuntimeError("a piece ended without its last part")
+            segment, last = getter.result()
+            yield segment, last
+            if last:
+                return
+
+
+def _tokens_of(piece: Piece) -> int:
+    return sum(len(job.ids) for job in piece.jobs)
+
+
+def _phases(piece: Piece, jobs, waited: float, model_seconds: float, assembled: float) -> dict[str, float]:
+    """Where a piece's first part's time went (the benchmark's breakdown of first audio): G2P, the
+    model's front part and first window (or the whole piece), waiting for the model, output processing."""
+    split = jobs[0].split if jobs else None
+    front = split.front_seconds if split is not None else 0.0
+    return {"g2p_s": piece.g2p_seconds, "front_s": front, "decode_s": model_seconds - front,
+            "queued_s": max(0.0, waited - model_seconds), "output_s": assembled}
+
 
 def _cut(audio, alignments: list[Alignment], keep_ms: int, limit_ms: int):
     """Audio and timestamps up to max_length; a word cut in half keeps its clipped end."""

@@ -1,0 +1,151 @@
+"""First audio before the first piece is synthesized: a piece's decoder run in windows of frames.
+
+The front part runs over the whole piece; the decoder and vocoder (~90% of the work) then run
+over a first window of frames, so first audio leaves after a fraction of the piece's work, and
+over the rest after it. Each window is decoded with CONTEXT_FRAMES of its neighbours' frames
+on either side (what its convolutions read across the join) and the two decodes are joined
+in that overlap:
+- where they agree best within SEARCH_SAMPLES of the join (the decoder's output phase is
+  not stable under small changes, so two decodes of the same frames differ sample by sample);
+- with the later window's level matched to the earlier one's there and brought back to its
+  own over RAMP_SAMPLES: the decoder's instance norms take their statistics over the frames
+  they are given, so a short window comes out a few dB quieter than the whole decode;
+- by an equal-gain crossfade of CROSSFADE_SAMPLES.
+Every sample keeps its position in the piece: nothing is dropped or repeated, so the
+durations, trims and timestamps of the whole piece hold (tests/server/engine/test_windows.py).
+Measurements behind these figures: docs/engines.md ("First audio from a first window").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .backend import SAMPLES_PER_DURATION_UNIT as UNIT
+
+CONTEXT_FRAMES = 8  # decoded past each side of a join
+LEAD_FRAMES = 4  # a first window starts this far before the first token: the model's onset starts early
+MIN_WINDOW_FRAMES = 8  # audible frames of a first window at least; a piece shorter than two is decoded whole
+FIRST_WINDOW_SHARE = 0.3  # a first window holds at most this share of the piece's frames past its lead
+CROSSFADE_SAMPLES = 240  # 10 ms
+SEARCH_SAMPLES = 150  # the join moves at most this far to where the two decodes agree best
+LEVEL_FRAMES = 4  # either side of the join: where the two decodes' levels are compared
+RAMP_SAMPLES = 14400  # 600 ms: the later window returns from the earlier one's level to its own
+SILENT_RMS = 10 ** (-50 / 20)  # below this the level of a join is not compared
+
+
+@dataclass(frozen=True)
+class Window:
+    """Frames [start, end) decoded together; the window's audio takes over at frame `join`."""
+
+    start: int
+    end: int
+    join: int
+
+
+def plan(durations: np.ndarray, rtf: float) -> list[Window]:
+    """The windows of one piece for an engine of real-time factor `rtf` (engine seconds per audio
+    second): a first window just big enough that the next one is decoded while it plays, then
+    windows that grow by 1 / rtf each; one window (the whole piece) when that would not pay."""
+    frames, lead = int(durations.sum()), int(durations[0])
+    speech = frames - lead
+    needed = rtf * (speech + CONTEXT_FRAMES) / (1 + rtf)  # audio of the first window covers the rest's run
+    first = int(np.clip(np.ceil(needed), MIN_WINDOW_FRAMES, max(MIN_WINDOW_FRAMES, FIRST_WINDOW_SHARE * speech)))
+    if speech < 2 * first + CONTEXT_FRAMES:
+        return [Window(0, frames, 0)]
+    joins, ahead = [lead + first], first
+    while True:
+        size = max(MIN_WINDOW_FRAMES, int(ahead / max(rtf, 1e-3)) - 2 * CONTEXT_FRAMES)
+        following = joins[-1] + size
+        if frames - following < max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES:
+            break
+        joins.append(following)
+        ahead = size
+    starts = [max(0, lead - LEAD_FRAMES)] + [join - CONTEXT_FRAMES for join in joins]
+    ends = [join + CONTEXT_FRAMES for join in joins] + [frames]
+    return [Window(start, end, join) for start, end, join in zip(starts, ends, [starts[0], *joins], strict=True)]
+
+
+class Splicer:
+    """A piece's windows, decoded in order, as one audio: `add` returns the samples that are
+    final (the last SEARCH + CROSSFADE / 2 samples before the next join wait for the next window)."""
+
+    def __init__(self, windows: list[Window]):
+        self._windows = windows
+        self._next = 0
+        self._previous: tuple[int, np.ndarray] | None = None  # (first sample, audio) of the last window
+        self._done = 0  # samples returned so far
+        self.joins: list[int] = []  # where each join fell (sample index into the piece)
+
+    @property
+    def finished(self) -> bool:
+        return self._next == len(self._windows)
+
+    def add(self, audio: np.ndarray) -> np.ndarray:
+        window = self._windows[self._next]
+        assert len(audio) == (window.end - window.start) * UNIT, "a window's audio has the wrong length"
+        self._next += 1
+        at = window.start * UNIT
+        if self._previous is None:  # the first window: its lead before `start` is the model's silence
+            audio, at = np.concatenate([np.zeros(at, np.float32), _fade_in(audio)]), 0
+        else:
+            audio, at = self._join(window.join * UNIT, at, audio), self._done
+        self._previous = (at, audio)
+        until = at + len(audio)
+        if not self.finished:
+            until = self._windows[self._next].join * UNIT - SEARCH_SAMPLES - CROSSFADE_SAMPLES // 2
+        out = audio[self._done - at : until - at]
+        self._done = until
+        return out
+
+    def _join(self, nominal: int, at: int, audio: np.ndarray) -> np.ndarray:
+        """The later window (audio, from sample `at`) taking over from the earlier one near `nominal`:
+        from self._done to the later window's end."""
+        earlier_at, earlier = self._previous
+        gain = _level_ratio(earlier, earlier_at, audio, at, nominal)
+        join = _best_join(earlier, earlier_at, audio * gain, at, nominal)
+        self.joins.append(join)
+        begin = join - CROSSFADE_SAMPLES // 2  # the crossfade's first sample
+        ramp = np.ones(len(audio), np.float32)
+        ramp[: begin - at] = gain
+        rise = ramp[begin - at : begin - at + RAMP_SAMPLES]
+        rise[:] = gain + (1 - gain) * (0.5 - 0.5 * np.cos(np.pi * np.arange(len(rise)) / RAMP_SAMPLES))
+        later = audio * ramp
+        fade = np.linspace(0.0, 1.0, CROSSFADE_SAMPLES, dtype=np.float32)
+        mixed = (earlier[begin - earlier_at : begin + CROSSFADE_SAMPLES - earlier_at] * (1 - fade)
+                 + later[begin - at : begin + CROSSFADE_SAMPLES - at] * fade)
+        before = earlier[self._done - earlier_at : begin - earlier_at]
+        return np.concatenate([before, mixed, later[begin + CROSSFADE_SAMPLES - at :]])
+
+
+def _fade_in(audio: np.ndarray) -> np.ndarray:
+    """A first window's left edge (zero padding, reflected STFT) falls in the model's lead silence:
+    ramp it in over a frame so that no edge transient counts as sound."""
+    audio = audio.copy()
+    audio[:UNIT] *= np.linspace(0.0, 1.0, UNIT, dtype=np.float32)
+    return audio
+
+
+def _level_ratio(held: np.ndarray, held_at: int, audio: np.ndarray, audio_at: int, join: int) -> float:
+    span = slice(join - LEVEL_FRAMES * UNIT, join + LEVEL_FRAMES * UNIT)
+    earlier = _rms(held[span.start - held_at : span.stop - held_at])
+    later = _rms(audio[span.start - audio_at : span.stop - audio_at])
+    if earlier < SILENT_RMS or later < SILENT_RMS:
+        return 1.0
+    return float(np.clip(earlier / later, 0.25, 4.0))
+
+
+def _best_join(held: np.ndarray, held_at: int, audio: np.ndarray, audio_at: int, join: int) -> int:
+    """The sample near `join` where a crossfade mixes the two decodes where they differ least."""
+    half = CROSSFADE_SAMPLES // 2
+    first = join - SEARCH_SAMPLES - half
+    a = held[first - held_at : join + SEARCH_SAMPLES + half - held_at]
+    b = audio[first - audio_at : join + SEARCH_SAMPLES + half - audio_at]
+    energy = np.concatenate([[0.0], np.cumsum((a.astype(np.float64) - b) ** 2)])
+    errors = energy[CROSSFADE_SAMPLES:] - energy[:-CROSSFADE_SAMPLES]  # per crossfade start
+    return first + half + int(np.argmin(errors))
+
+
+def _rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(x, dtype=np.float64)))) if len(x) else 0.0
