@@ -21,9 +21,10 @@ done less than half its predicted work; the stopped jobs go back to the queue in
 and are never stopped again, so each costs at most one half-done restart.
 
 A first piece decoded in windows (engine/windows.py) is a first piece only for its first window:
-that run (the front part and the first window) goes first and may preempt; its later windows
-are jobs like any other, ordered by how soon the stream runs dry, each its own run, so a cancel
-or barge-in stops the piece between windows (or within one). A run's predicted time is model
+that run (the front part and the first window) goes first and may preempt; each later window
+joins the queue the moment the one before it is done (before the next run is chosen), as a job
+like any other, ordered by how soon the stream runs dry, each its own run, so a cancel or
+barge-in stops the piece between windows (or within one). A run's predicted time is model
 seconds per frame of decoder work (`Job.work`), learned from finished runs.
 """
 
@@ -34,9 +35,9 @@ import itertools
 import logging
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from .engine.backend import Inference, Interrupted, RunControl
@@ -110,6 +111,7 @@ class _Work:
     seq: int
     future: asyncio.Future
     preempted: bool = False  # stopped once for a first piece: never again
+    follower: _Work | None = None  # a windowed job's next window, queued once this one is done
 
     def order(self) -> tuple:
         return (0, self.seq) if self.first else (1, self.stream.runs_dry_at(), self.seq)
@@ -189,6 +191,22 @@ class Scheduler:
                 work.future.cancel()  # no-op for those done; the rest leave the queue now
             self._pending = [w for w in self._pending if not w.future.done()]
         return [inference for inference, _ in results], sum(seconds for _, seconds in results)
+
+    async def windows(self, job: Job, stream: Stream, first: bool) -> AsyncIterator[tuple[Inference, float]]:
+        """A windowed job's windows in order, each (inference, model seconds) as soon as it is decoded;
+        only the first is a first piece. Stopping the iteration drops the windows still to come."""
+        work = _Work(job, stream, first, next(self._seq), asyncio.get_running_loop().create_future())
+        self._pending.append(work)
+        self._wake.set()
+        self._consider_interrupt()
+        try:
+            while work is not None:
+                yield await work.future
+                work = work.follower
+        finally:
+            if work is not None:
+                work.future.cancel()
+                self._pending = [w for w in self._pending if not w.future.done()]
 
     # what admission asks ------------------------------------------------------------------------
     def load(self) -> Load:
@@ -289,7 +307,17 @@ class Scheduler:
                 if outcome.outcome is Outcome.FAILED:
                     work.future.set_exception(outcome.error)
                 else:
+                    self._queue_next_window(work)
                     work.future.set_result((outcome.inferences[i], outcome.seconds))
+
+    def _queue_next_window(self, work: _Work) -> None:
+        """The window after this one queues now, so that the next run chosen can be it."""
+        split, job = work.job.split, work.job
+        if split is None or job.window + 1 >= len(split.windows) or work.stream.closed:
+            return
+        work.follower = _Work(replace(job, window=job.window + 1), work.stream, False, next(self._seq),
+                              asyncio.get_running_loop().create_future())
+        self._pending.append(work.follower)
 
     async def _execute(self, batch: list[_Work]) -> RunOutcome:
         """One model run on the model thread, its jobs' streams counted as running meanwhile."""

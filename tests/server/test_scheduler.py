@@ -250,3 +250,79 @@ async def test_a_first_piece_runs_alone_where_batch_mates_would_delay_it():
     await asyncio.gather(blocker, *waiting)
     assert scheduler.runner.batches == [[50], [40], [42, 45]], "later pieces still share a run"
     await scheduler.stop()
+
+
+def windowed_job(length, window=0):
+    """A job of a piece decoded in two windows (engine/windows.py), planned already."""
+    from tts_server.engine.tokens import Split
+    from tts_server.engine.windows import Window
+
+    split = Split(0.3, windows=[Window(8, 30, 8), Window(14, 70, 22)])
+    return Job(tuple(range(length)), np.zeros(256, np.float32), 1.0, split, window)
+
+
+async def next_window(windows):
+    return await windows.__anext__()
+
+
+async def test_a_first_window_is_a_first_piece_and_the_window_after_it_is_queued_at_once(clock):
+    scheduler = await started(runner=InterruptibleRunner())
+    runner = scheduler.runner
+    speaking, newcomer = scheduler.open_stream("speaking"), scheduler.open_stream("new")
+    speaking.sent(10.0)
+    later = asyncio.ensure_future(scheduler.run([job(40)], speaking, first=False))
+    await until(lambda: runner.batches)
+    windows = scheduler.windows(windowed_job(10), newcomer, first=True)
+    first_window = asyncio.ensure_future(next_window(windows))
+    await until(lambda: len(runner.batches) == 2)
+    assert runner.interrupted == [[40]], "the first window stopped the barely started piece"
+    runner.release.release()
+    await first_window
+    await until(lambda: len(runner.batches) == 3)
+    assert scheduler.queued_first_pieces == 0, "a piece's later windows are not first pieces"
+    rest = asyncio.ensure_future(next_window(windows))
+    for _ in range(2):
+        runner.release.release()
+    await asyncio.gather(rest, later)
+    assert runner.batches == [[40], [10], [10], [40]], \
+        "the next window was in line before the stopped piece went back on the model"
+    with pytest.raises(StopAsyncIteration):
+        await next_window(windows)
+    await scheduler.stop()
+
+
+async def test_a_window_runs_alone():
+    scheduler = await started(max_batch=3)
+    blocker = asyncio.ensure_future(scheduler.run([job(10)], scheduler.open_stream("b"), first=True))
+    await until(lambda: scheduler.runner.batches)
+    windows = scheduler.windows(windowed_job(10, window=1), scheduler.open_stream("w"), first=False)
+    window = asyncio.ensure_future(next_window(windows))
+    others = [asyncio.ensure_future(scheduler.run([job(10)], scheduler.open_stream(str(n)), first=False))
+              for n in range(2)]
+    await until(lambda: len(scheduler._pending) == 3)
+    for _ in range(3):
+        scheduler.runner.release.release()
+    await asyncio.gather(blocker, window, *others)
+    assert scheduler.runner.batches == [[10], [10], [10, 10]], "jobs of one length, but a window shares no run"
+    await scheduler.stop()
+
+
+async def test_a_barge_in_between_windows_runs_no_more_of_them():
+    scheduler = await started()
+    stream = scheduler.open_stream("s")
+    windows = scheduler.windows(windowed_job(10), stream, first=True)
+    window = asyncio.ensure_future(next_window(windows))
+    await until(lambda: scheduler.runner.batches)
+    other = asyncio.ensure_future(scheduler.run([job(20)], scheduler.open_stream("c"), first=True))
+    await until(lambda: scheduler.queued_first_pieces == 1)
+    scheduler.runner.release.release()
+    await window  # its next window now waits behind the other response's first piece
+    await until(lambda: len(scheduler.runner.batches) == 2)
+    await windows.aclose()  # the listener barged in
+    scheduler.finish_stream(stream)
+    scheduler.runner.release.release()
+    await other
+    await asyncio.sleep(0.05)
+    assert scheduler.runner.batches == [[10], [20]], "the second window never ran"
+    assert not scheduler._pending and scheduler.active_streams == 1
+    await scheduler.stop()

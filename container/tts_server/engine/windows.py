@@ -47,7 +47,8 @@ class Window:
 def plan(durations: np.ndarray, rtf: float) -> list[Window]:
     """The windows of one piece for an engine of real-time factor `rtf` (engine seconds per audio
     second): a first window just big enough that the next one is decoded while it plays, then
-    windows that grow by 1 / rtf each; one window (the whole piece) when that would not pay."""
+    windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
+    one window (the whole piece) when that would not pay."""
     frames, lead = int(durations.sum()), int(durations[0])
     speech = frames - lead
     needed = rtf * (speech + CONTEXT_FRAMES) / (1 + rtf)  # audio of the first window covers the rest's run
@@ -55,10 +56,10 @@ def plan(durations: np.ndarray, rtf: float) -> list[Window]:
     if speech < 2 * first + CONTEXT_FRAMES:
         return [Window(0, frames, 0)]
     joins, ahead = [lead + first], first
-    while True:
-        size = max(MIN_WINDOW_FRAMES, int(ahead / max(rtf, 1e-3)) - 2 * CONTEXT_FRAMES)
+    while True:  # each window as long as the one before it plays for; the rest whole once that stops growing
+        size = int(ahead / max(rtf, 1e-3)) - 2 * CONTEXT_FRAMES
         following = joins[-1] + size
-        if frames - following < max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES:
+        if size <= ahead or frames - following < max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES:
             break
         joins.append(following)
         ahead = size

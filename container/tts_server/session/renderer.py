@@ -60,7 +60,7 @@ class ResponseRenderer:
                     if last:  # the next piece goes to the scheduler now, so the model runs it while this
                         # one is encoded and sent; the scheduler decides when, by how soon this stream runs dry
                         upcoming = self._piece(stream, first=False, ahead_s=segment.duration_ms / 1000) \
-                            if self._sentences else None
+                            if self._sentences or self._prepared else None
                     audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
                     if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
                         audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
@@ -100,17 +100,22 @@ class ResponseRenderer:
         piece = await self._next_piece(stream, first, ahead_s)
         if first and pacing is not None and pacing.first_window:
             piece = synthesizer.windowed(piece, pacing.rtf)
-        self._tokens += sum(len(job.ids) for job in piece.jobs)
-        for index, jobs in enumerate(piece.parts()):
-            submitted = time.perf_counter()
-            results, model_seconds = await runtime.scheduler.run(jobs, stream, first and index == 0)
+        self._tokens += _tokens_of(piece)
+        split = piece.jobs[0].split if piece.jobs else None
+        if split is None:
+            runs = _one(runtime.scheduler.run(piece.jobs, stream, first))
+        else:  # each window as soon as it is decoded; the next one queues at once (scheduler.windows)
+            runs = ((([inference], seconds)) async for inference, seconds in
+                    runtime.scheduler.windows(piece.jobs[0], stream, first))
+        index, submitted = 0, time.perf_counter()
+        async for results, model_seconds in runs:
             engine_seconds = model_seconds + (piece.g2p_seconds if index == 0 else 0.0)
             returned = time.perf_counter()
             segment = await loop.run_in_executor(runtime.codec, synthesizer.assemble, piece, results, engine_seconds)
             if index == 0:
-                out.phases = _phases(piece, jobs, returned - submitted, model_seconds, time.perf_counter() - returned)
-            split = piece.jobs[0].split
+                out.phases = _phases(piece, split, returned - submitted, model_seconds, time.perf_counter() - returned)
             out.put(segment, last=split is None or index == len(split.windows) - 1)
+            index += 1
 
     async def _next_piece(self, stream: Stream, first: bool, ahead_s: float) -> Piece:
         """The next sentence through G2P; later ones merged with it while the stream is far enough
@@ -184,14 +189,17 @@ class _Segments:
                 return
 
 
+async def _one(run):
+    yield await run
+
+
 def _tokens_of(piece: Piece) -> int:
     return sum(len(job.ids) for job in piece.jobs)
 
 
-def _phases(piece: Piece, jobs, waited: float, model_seconds: float, assembled: float) -> dict[str, float]:
+def _phases(piece: Piece, split, waited: float, model_seconds: float, assembled: float) -> dict[str, float]:
     """Where a piece's first part's time went (the benchmark's breakdown of first audio): G2P, the
     model's front part and first window (or the whole piece), waiting for the model, output processing."""
-    split = jobs[0].split if jobs else None
     front = split.front_seconds if split is not None else 0.0
     return {"g2p_s": piece.g2p_seconds, "front_s": front, "decode_s": model_seconds - front,
             "queued_s": max(0.0, waited - model_seconds), "output_s": assembled}
