@@ -7,6 +7,12 @@ first audio over the socket minus the engine's time for that first piece (G2P + 
 which the runtime records per response. The server runs in this process (its own thread and
 event loop) so that record can be read; the client talks to it over loopback.
 
+Where first audio's time goes, per response (medians): G2P, the model's front part, its first
+window (the decoder over the first frames), waiting for the model, output processing,
+encoding, and the rest (framing, the socket, the client: "transport"). Against it, the engine
+floor: the same server's synthesis of the text's whole first piece (G2P + the model over all
+of it, no windows), timed between the responses of the same run.
+
     .venv/bin/python scripts/bench.py --runs 10 --json reports/bench.json
 
 Writes the figures as JSON (default reports/bench.json) and a plot next to it (bench.png).
@@ -35,6 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the server package and the client's chunker
 from tts_server.app import create_app  # noqa: E402
 from tts_server.settings import Settings  # noqa: E402
+from tts_text.chunker import split_sentences  # noqa: E402
 
 SHORT = "こんにちは。"
 FIVE_SENTENCES = (
@@ -51,12 +58,13 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def start_server(engine: str = "onnx", model_dir: str | None = None) -> tuple[uvicorn.Server, object, int]:
+def start_server(engine: str = "onnx", model_dir: str | None = None, threads: int | None = None,
+                 **settings: object) -> tuple[uvicorn.Server, object, int]:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     settings = Settings(host="127.0.0.1", port=port, engine=engine, model_dir=model_dir, device="cpu",
-                        languages=("ja",))
+                        languages=("ja",), inference_threads=threads, **settings)
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
@@ -84,17 +92,40 @@ async def one_response(url: str, text: str, rid: str) -> dict:
                 return {"ttfa": first, "total": time.perf_counter() - began, "audio_s": event["usage"]["audio_ms"] / 1000}
 
 
+PHASES = ("g2p_s", "front_s", "decode_s", "queued_s", "output_s", "encoding_s", "transport_s")
+
+
+def engine_floor(runtime, text: str) -> float:
+    """Seconds for the server's engine to synthesize the text's first piece whole (G2P + model)."""
+    synthesizer = runtime.synthesizer
+    start, end = split_sentences(text, fast_first_fragment=runtime.fast_first_fragment)[0]
+    language = synthesizer.language(None)
+    style = synthesizer.voice_book(language).resolve("default")
+    began = time.perf_counter()
+    synthesizer.synthesize(text, start, end, style, 1.0, language)
+    return time.perf_counter() - began
+
+
 async def ttfa_series(url: str, runtime, text: str, runs: int, label: str) -> dict:
-    results = []
+    results, floors = [], []
     for i in tqdm(range(runs), desc=f"TTFA, {label}", unit="response", leave=True):
         rid = f"{label}-{i}"
         result = await one_response(url, text, rid)
         engine = dict(runtime.first_audio_engine_seconds)[rid]
-        results.append(result | {"overhead": result["ttfa"] - engine, "engine_first": engine})
+        phases = dict(runtime.first_audio_phases)[rid]
+        phases["transport_s"] = result["ttfa"] - phases["server_s"]
+        results.append(result | {"overhead": result["ttfa"] - engine, "engine_first": engine, "phases": phases})
+        floors.append(engine_floor(runtime, text))  # between responses: the same machine, the same minute
     ttfa = [r["ttfa"] for r in results]
     overhead = [r["overhead"] for r in results]
     audio = sum(r["audio_s"] for r in results)
+    floor = statistics.median(floors)
     return {
+        "floor_p50_ms": 1000 * floor,
+        "ttfa_over_floor": statistics.median(ttfa) / floor,
+        "first_audio_ms": {name[:-2]: 1000 * statistics.median(r["phases"][name] for r in results)
+                           for name in PHASES},
+        "floor_ms": [round(1000 * f, 1) for f in floors],
         "text": label,
         "characters": len(text),
         "runs": runs,
@@ -132,6 +163,7 @@ async def main() -> None:
                         help="write the figures as JSON here, and a PNG beside it (default reports/bench.json)")
     args = parser.parse_args()
 
+    load_before = os.getloadavg()
     print("starting the server and loading the model…", file=sys.stderr, flush=True)
     server, runtime, port = start_server(args.engine, args.model_dir if args.engine == "torch" else None)
     url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
@@ -146,17 +178,25 @@ async def main() -> None:
     server.should_exit = True
 
     print(f"Engine {runtime.synthesizer.backend.name} on {os.cpu_count()} CPU cores, pcm_16 24 kHz, binary frames\n")
-    print("| text | runs | TTFA p50 | TTFA p95 | server overhead p50 | p95 | RTF |")
-    print("|---|---|---|---|---|---|---|")
+    load = {"before": load_before, "after": os.getloadavg()}
+    print(f"load average (1, 5, 15 min): {load['before']} before, {load['after']} after")
+    print("| text | runs | TTFA p50 | TTFA p95 | engine floor p50 | TTFA / floor | server overhead p50 | p95 | RTF |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for s in series:
         print(f"| {s['text']} ({s['characters']} chars) | {s['runs']} | {s['ttfa_p50_ms']:.0f} ms | {s['ttfa_p95_ms']:.0f} ms "
+              f"| {s['floor_p50_ms']:.0f} ms | {s['ttfa_over_floor']:.2f} "
               f"| {s['overhead_p50_ms']:.1f} ms | {s['overhead_p95_ms']:.1f} ms | {s['rtf']:.2f} |")
+    print("\n| text | " + " | ".join(name[:-2] for name in PHASES) + " |")
+    print("|---|" + "---|" * len(PHASES))
+    for s in series:
+        print(f"| {s['text']} | " + " | ".join(f"{ms:.0f} ms" for ms in s["first_audio_ms"].values()) + " |")
     print("\n| concurrent sessions | audio seconds per second | TTFA p50 | TTFA max |")
     print("|---|---|---|---|")
     for t in scaling:
         print(f"| {t['concurrency']} | {t['audio_seconds_per_second']:.2f} | {t['ttfa_p50_ms']:.0f} ms | {t['ttfa_max_ms']:.0f} ms |")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    figures = {"benchmark": "bench", "engine": runtime.synthesizer.backend.name, "cpu_cores": os.cpu_count(), "series": series, "throughput": scaling}
+    figures = {"benchmark": "bench", "engine": runtime.synthesizer.backend.name, "cpu_cores": os.cpu_count(),
+               "load_average": load, "series": series, "throughput": scaling}
     args.json.write_text(json.dumps(figures, indent=2) + "\n")
     print(f"\nwrote {args.json} and {save_plot(args.json, figures)}")
 

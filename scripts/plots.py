@@ -41,9 +41,15 @@ def _label_bars(axis, bars, fmt: str, **options) -> None:
 
 
 def plot_bench(data: dict) -> Figure:
-    """make bench: TTFA per text (p50, p95, every run) and throughput against concurrency."""
-    figure, (ttfa, scaling) = _figure(2, "make bench: time to first audio and throughput")
+    """make bench: TTFA per text (p50, p95, every run), where first audio's time goes against the
+    engine floor (when measured), and throughput against concurrency."""
     series = data["series"]
+    broken_down = all("first_audio_ms" in s for s in series)
+    title = f"make bench ({data.get('engine', 'engine')}): time to first audio and throughput"
+    figure, axes = _figure(3 if broken_down else 2, title)
+    ttfa, scaling = axes[0], axes[-1]
+    if broken_down:
+        _first_audio_breakdown(axes[1], series)
     names = [f"{s['text']}\n({s['characters']} chars, RTF {s['rtf']:.2f})" for s in series]
     x = range(len(series))
     _label_bars(ttfa, ttfa.bar([i - 0.2 for i in x], [s["ttfa_p50_ms"] for s in series], 0.4, color=BLUE, label="p50"), "{:.0f}")
@@ -71,6 +77,26 @@ def plot_bench(data: dict) -> Figure:
     handles = scaling.get_legend_handles_labels()[0] + latency.get_legend_handles_labels()[0]
     scaling.legend(handles, [h.get_label() for h in handles], fontsize=8, loc="lower right")
     return figure
+
+
+def _first_audio_breakdown(axis, series: list[dict]) -> None:
+    """Stacked medians of where first audio's time goes, per text, and the engine floor beside them."""
+    colours = [BLUE, GREEN, ORANGE, GREY, "#805ad5", "#d69e2e", RED]
+    x = list(range(len(series)))
+    bottoms = [0.0] * len(series)
+    for colour, name in zip(colours, series[0]["first_audio_ms"]):
+        heights = [s["first_audio_ms"][name] for s in series]
+        axis.bar([i - 0.2 for i in x], heights, 0.4, bottom=bottoms, color=colour, label=name)
+        bottoms = [b + h for b, h in zip(bottoms, heights)]
+    floors = axis.bar([i + 0.2 for i in x], [s["floor_p50_ms"] for s in series], 0.4, color="white",
+                      edgecolor="black", hatch="//", label="engine floor")
+    _label_bars(axis, floors, "{:.0f}")
+    for i, s in enumerate(series):
+        axis.annotate(f"{s['ttfa_p50_ms']:.0f} ms\n{s['ttfa_over_floor']:.2f}x floor", (i - 0.2, bottoms[i]),
+                      ha="center", va="bottom", fontsize=7)
+    axis.set_xticks(x, [s["text"] for s in series], fontsize=8)
+    axis.set_ylabel("first audio, median (ms)")
+    axis.legend(fontsize=7, ncol=2)
 
 
 def plot_bench_agent(data: dict) -> Figure:
@@ -198,6 +224,29 @@ def plot_gpu_check(data: dict) -> Figure:
     return figure
 
 
+def plot_bench_peers(data: dict) -> Figure:
+    """make bench-peers: the server against kokoro-onnx, time to first audio and total time per text."""
+    rows = data["rows"]
+    texts = list(dict.fromkeys(r["text"] for r in rows))
+    systems = list(dict.fromkeys(r["system"] for r in rows))
+    title = (f"make bench-peers: {data['engine']}, {data['threads']} threads, the same weights and phonemes "
+             f"(medians of {rows[0]['runs']})")
+    figure, (ttfa, total) = _figure(2, title, width=6)
+    width = 0.8 / len(systems)
+    for k, (system, colour) in enumerate(zip(systems, [BLUE, GREY, ORANGE])):
+        mine = {r["text"]: r for r in rows if r["system"] == system}
+        x = [i - 0.4 + width * (k + 0.5) for i in range(len(texts))]
+        _label_bars(ttfa, ttfa.bar(x, [mine[t]["ttfa_ms"] for t in texts], width, color=colour, label=system), "{:.0f}")
+        _label_bars(total, total.bar(x, [mine[t]["total_s"] for t in texts], width, color=colour, label=system),
+                    "{:.1f}")
+    for axis, label in ((ttfa, "time to first audio (ms)"), (total, "total time (s)")):
+        axis.set_xticks(range(len(texts)), texts, fontsize=8)
+        axis.set_ylabel(label)
+        axis.legend(fontsize=7)
+    ttfa.set_yscale("log")
+    return figure
+
+
 def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, list]) -> Figure:
     """A generic curve (e.g. a scaling sweep): one line per name, sharing x."""
     figure, (axis,) = _figure(1, title, width=7)
@@ -211,6 +260,7 @@ def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, 
 
 
 PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload,
+         "bench-peers": plot_bench_peers,
          "bench-scaling": plot_bench_scaling, "bench-startup": plot_bench_startup, "gpu-check": plot_gpu_check}
 
 

@@ -34,6 +34,7 @@ class Front:
 
     durations: np.ndarray  # int, len(ids) + 2, pads included
     features: object  # the backend's own
+    energy: np.ndarray | None = None  # the predicted energy per frame (where windows join: windows.py)
 
     @property
     def frames(self) -> int:

@@ -65,7 +65,8 @@ class OnnxBackend:
                  "speed": np.array([speed], dtype=np.float32)}
         durations, asr, f0, energy = _run(self._front, [graph.DURATIONS, graph.ASR, graph.F0, graph.ENERGY],
                                           feeds, control)
-        return Front(np.asarray(durations).reshape(-1), (asr, f0, energy, style[:, :128]))
+        durations = np.asarray(durations).reshape(-1)
+        return Front(durations, (asr, f0, energy, style[:, :128]), per_frame(energy))
 
     def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
         asr, f0, energy, style = front.features
@@ -77,6 +78,12 @@ class OnnxBackend:
         audio = np.asarray(audio, dtype=np.float32).reshape(-1)
         assert len(audio) == SAMPLES_PER_DURATION_UNIT * (end - start), "audio/frames mismatch"
         return audio
+
+
+def per_frame(curve) -> np.ndarray:
+    """A curve of two values a frame (pitch, energy) -> one a frame."""
+    values = np.asarray(curve, dtype=np.float32).reshape(-1)
+    return values[: len(values) // 2 * 2].reshape(-1, 2).mean(axis=1)
 
 
 def _run(session, outputs: list[str], feeds: dict, control: RunControl | None) -> list:

@@ -17,7 +17,7 @@ import numpy as np
 from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, Inference
 from .pauses import Pauses
 from .tokens import Piece, Token
-from .windows import Splicer
+from .windows import Loudness, Splicer
 
 MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE  # 25
 SAMPLES_PER_MS = SAMPLE_RATE // 1000
@@ -83,6 +83,7 @@ class PieceAssembler:
 
     piece: Piece
     pauses: Pauses
+    loudness: Loudness | None = None  # first windows' make-up gain (windows.py)
     _job: int = 0
     _audio: np.ndarray = field(default_factory=lambda: np.zeros(0, np.float32))  # the current job's so far
     _splicer: Splicer | None = None
@@ -116,7 +117,7 @@ class PieceAssembler:
         if result.window is None:
             self._audio, complete = result.audio, True
         else:
-            self._splicer = self._splicer or Splicer(self.piece.jobs[job].split.windows)
+            self._splicer = self._splicer or Splicer(self.piece.jobs[job].split.windows, self.loudness)
             self._audio = np.concatenate([self._audio, self._splicer.add(result.audio)])
             complete = self._splicer.finished
         out = []

@@ -42,7 +42,7 @@ class ModelRunner:
             began = time.perf_counter()
             front = self.backend.front(job.ids, job.style, job.speed, control)
             split.front_seconds = time.perf_counter() - began
-            split.windows, split.front = windows.plan(front.durations, split.rtf), front
+            split.windows, split.front = windows.plan(front.durations, split.rtf, front.energy), front
         window = split.windows[job.window]
         audio = self.backend.decode(split.front, window.start, window.end, control)
         return Inference(audio=audio, durations=split.front.durations, window=window)

@@ -25,6 +25,7 @@ from .output import PieceAssembler, SegmentAudio
 from .pauses import Pauses
 from .runner import ModelRunner
 from .tokens import Piece, TextFrontend, Token, windowed
+from .windows import Loudness
 from .voices import VoiceBook
 
 
@@ -38,6 +39,7 @@ class Synthesizer:
         voices, rows = backend.voices, backend.max_tokens
         self._books = {lang: VoiceBook(voices, rows, VOICE_LETTERS.get(lang)) for lang in self.frontend.languages}
         self._assemblers: weakref.WeakKeyDictionary[Piece, PieceAssembler] = weakref.WeakKeyDictionary()
+        self.loudness = Loudness()  # how much a first window is made up (learned at its joins)
 
     @property
     def languages(self) -> list[str]:
@@ -73,7 +75,7 @@ class Synthesizer:
         """What these results (the piece's next part) add to its audio as sent."""
         assembler = self._assemblers.get(piece)
         if assembler is None:
-            assembler = self._assemblers[piece] = PieceAssembler(piece, self.pauses)
+            assembler = self._assemblers[piece] = PieceAssembler(piece, self.pauses, self.loudness)
         segment = assembler.add(results, engine_seconds)
         if assembler.finished:
             del self._assemblers[piece]

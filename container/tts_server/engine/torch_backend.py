@@ -104,7 +104,9 @@ class TorchBackend:
             prosody = predict(self.model, [(token_ids, style, speed)])
         finally:
             self._control = None
-        return Front(prosody.durations[0, : int(prosody.tokens[0])].cpu().numpy(), _Features(prosody))
+        frames = int(prosody.frames[0])
+        energy = prosody.energy[0, : 2 * frames].reshape(frames, 2).mean(dim=1).cpu().numpy()
+        return Front(prosody.durations[0, : int(prosody.tokens[0])].cpu().numpy(), _Features(prosody), energy)
 
     def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
         features: _Features = front.features

@@ -9,7 +9,9 @@ in that overlap:
   not stable under small changes, so two decodes of the same frames differ sample by sample);
 - with the later window's level matched to the earlier one's there and brought back to its
   own over RAMP_SAMPLES: the decoder's instance norms take their statistics over the frames
-  they are given, so a short window comes out a few dB quieter than the whole decode;
+  they are given, so a short window comes out a few dB quieter than the whole decode (2-6 dB
+  on the speech corpus). `Loudness` learns that from the first joins it sees and makes a
+  first window up by it, so what is left for the ramp is the piece-to-piece spread;
 - by an equal-gain crossfade of CROSSFADE_SAMPLES.
 Every sample keeps its position in the piece: nothing is dropped or repeated, so the
 durations, trims and timestamps of the whole piece hold (tests/server/engine/test_windows.py).
@@ -28,11 +30,14 @@ CONTEXT_FRAMES = 8  # decoded past each side of a join
 LEAD_FRAMES = 4  # a first window starts this far before the first token: the model's onset starts early
 MIN_WINDOW_FRAMES = 8  # audible frames of a first window at least; a piece shorter than two is decoded whole
 FIRST_WINDOW_SHARE = 0.3  # a first window holds at most this share of the piece's frames past its lead
+JOIN_SLACK_FRAMES = 3  # a join moves this far at most to the quietest frame near it
 CROSSFADE_SAMPLES = 240  # 10 ms
 SEARCH_SAMPLES = 150  # the join moves at most this far to where the two decodes agree best
 LEVEL_FRAMES = 4  # either side of the join: where the two decodes' levels are compared
 RAMP_SAMPLES = 14400  # 600 ms: the later window returns from the earlier one's level to its own
 SILENT_RMS = 10 ** (-50 / 20)  # below this the level of a join is not compared
+LEARNING_RATE = 0.3  # weight of the latest first join in the first window's make-up gain
+MAX_MAKEUP_DB = 6.0
 
 
 @dataclass(frozen=True)
@@ -44,11 +49,13 @@ class Window:
     join: int
 
 
-def plan(durations: np.ndarray, rtf: float) -> list[Window]:
+def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None) -> list[Window]:
     """The windows of one piece for an engine of real-time factor `rtf` (engine seconds per audio
     second): a first window just big enough that the next one is decoded while it plays, then
     windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
-    one window (the whole piece) when that would not pay."""
+    one window (the whole piece) when that would not pay. With the predicted energy per frame,
+    each join moves up to JOIN_SLACK_FRAMES to the quietest frame near it (a closure or a pause
+    rather than the middle of a vowel)."""
     frames, lead = int(durations.sum()), int(durations[0])
     speech = frames - lead
     needed = rtf * (speech + CONTEXT_FRAMES) / (1 + rtf)  # audio of the first window covers the rest's run
@@ -63,17 +70,48 @@ def plan(durations: np.ndarray, rtf: float) -> list[Window]:
             break
         joins.append(following)
         ahead = size
+    if energy is not None:
+        joins = [_quietest(energy, join, low=lead + MIN_WINDOW_FRAMES, high=frames - MIN_WINDOW_FRAMES - CONTEXT_FRAMES)
+                 for join in joins]
+        joins = sorted(set(joins))
     starts = [max(0, lead - LEAD_FRAMES)] + [join - CONTEXT_FRAMES for join in joins]
     ends = [join + CONTEXT_FRAMES for join in joins] + [frames]
     return [Window(start, end, join) for start, end, join in zip(starts, ends, [starts[0], *joins], strict=True)]
+
+
+def _quietest(energy: np.ndarray, join: int, low: int, high: int) -> int:
+    """The frame of least predicted energy within JOIN_SLACK_FRAMES of `join`, inside [low, high]."""
+    first, last = max(low, join - JOIN_SLACK_FRAMES), min(high, join + JOIN_SLACK_FRAMES)
+    if first > last:
+        return join
+    return first + int(np.argmin(energy[first : last + 1]))
+
+
+class Loudness:
+    """How much quieter than the rest of its piece a first window comes out (dB), learned from
+    the first joins: each observes the level of the first window (made up already) against the
+    next window's over the same frames. Shared by every piece an engine decodes."""
+
+    def __init__(self):
+        self.makeup_db = 0.0
+
+    @property
+    def gain(self) -> float:
+        return 10 ** (self.makeup_db / 20)
+
+    def observe(self, ratio: float) -> None:
+        """ratio: the made-up first window's level over the next window's at their join."""
+        residual_db = -20 * np.log10(ratio)
+        self.makeup_db = float(np.clip(self.makeup_db + LEARNING_RATE * residual_db, 0.0, MAX_MAKEUP_DB))
 
 
 class Splicer:
     """A piece's windows, decoded in order, as one audio: `add` returns the samples that are
     final (the last SEARCH + CROSSFADE / 2 samples before the next join wait for the next window)."""
 
-    def __init__(self, windows: list[Window]):
+    def __init__(self, windows: list[Window], loudness: Loudness | None = None):
         self._windows = windows
+        self._loudness = loudness
         self._next = 0
         self._previous: tuple[int, np.ndarray] | None = None  # (first sample, audio) of the last window
         self._done = 0  # samples returned so far
@@ -89,7 +127,8 @@ class Splicer:
         self._next += 1
         at = window.start * UNIT
         if self._previous is None:  # the first window: its lead before `start` is the model's silence
-            audio, at = np.concatenate([np.zeros(at, np.float32), _fade_in(audio)]), 0
+            makeup = self._loudness.gain if self._loudness is not None and len(self._windows) > 1 else 1.0
+            audio, at = np.concatenate([np.zeros(at, np.float32), _fade_in(audio) * np.float32(makeup)]), 0
         else:
             audio, at = self._join(window.join * UNIT, at, audio), self._done
         self._previous = (at, audio)
@@ -105,6 +144,8 @@ class Splicer:
         from self._done to the later window's end."""
         earlier_at, earlier = self._previous
         gain = _level_ratio(earlier, earlier_at, audio, at, nominal)
+        if self._loudness is not None and not self.joins and gain != 1.0:
+            self._loudness.observe(gain)
         join = _best_join(earlier, earlier_at, audio * gain, at, nominal)
         self.joins.append(join)
         begin = join - CROSSFADE_SAMPLES // 2  # the crossfade's first sample

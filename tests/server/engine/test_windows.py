@@ -148,7 +148,7 @@ def test_the_real_models_windows_join_cleanly_and_the_piece_keeps_its_length(syn
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, "ja").jobs[0]
     backend = synthesizer.backend
     front = backend.front(job.ids, job.style, job.speed)
-    found = plan(front.durations, 0.29)
+    found = plan(front.durations, 0.29, front.energy)
     assert len(found) >= 2
     splicer = Splicer(found)
     audio, parts = spliced(splicer, found, lambda window, _: backend.decode(front, window.start, window.end))

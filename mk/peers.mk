@@ -1,0 +1,19 @@
+# First audio and long text against the simplest peer, and what the windowed decode costs.
+#   make bench-peers     the server against kokoro-onnx (one call per sentence; whole-text batches of
+#                        up to 510 phonemes) on the same int8 weights, phonemes and threads, one run
+#                        (scripts/bench_peers.py; README "Measured figures")
+#   make bench-windows   the first piece decoded in windows against the whole decode, both engines:
+#                        the Whisper listener's CER over the speech corpus, log-spectral distance,
+#                        the largest step at a join, the first window's level (scripts/bench_windows.py)
+#   BENCH_PEERS_ARGS="--runs 5 --texts short,ten\ sentences"
+BENCH_PEERS_ARGS ?=
+BENCH_WINDOWS_ARGS ?=
+REPORTS ?= reports
+
+.PHONY: bench-peers bench-windows
+
+bench-peers: setup
+	$(PY) scripts/bench_peers.py --json $(REPORTS)/bench-peers.json $(BENCH_PEERS_ARGS)
+
+bench-windows: setup model-dir
+	$(PY) scripts/bench_windows.py --model-dir $(MODEL_DIR) --json $(REPORTS)/bench-windows.json $(BENCH_WINDOWS_ARGS)

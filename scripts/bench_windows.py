@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""What decoding a first piece in windows costs against decoding it whole, on both engines.
+
+For each sentence of the listener's speech corpus (scripts/intelligibility.py, and the Japanese
+benchmark texts' sentences: scripts/bench_peers.py), as a response's first piece (engine/windows.py, sized for the engine speed measured here, or --rtf):
+- the Whisper listener's character error rate of the audio as sent, windowed and whole;
+- the log-spectral distance of the windowed decode from the whole one over the sound, beside
+  that of the whole decode of one silent frame less (the decoder's own sensitivity: its
+  statistics change with the frames it is given, and its phase with them);
+- the largest step between neighbouring samples at a join, over the largest step of the whole
+  decode within 50 ms of it (1.0: no step the model does not make itself);
+- the first window's level, made up as served, against the whole decode's, in dB (its
+  statistics are its own: windows.Loudness).
+
+    .venv/bin/python scripts/bench_windows.py --model-dir .cache/model-dir --json reports/bench-windows.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+import intelligibility
+from bench_peers import TEN_SENTENCES
+
+from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT  # noqa: E402
+from tts_server.engine.factory import build_synthesizer  # noqa: E402
+from tts_server.engine.windows import Splicer, plan  # noqa: E402
+from tts_text.chunker import split_sentences  # noqa: E402
+
+CORPUS = {"ja": intelligibility.CORPUS["ja"] + [TEN_SENTENCES[a:b] for a, b in split_sentences(TEN_SENTENCES)],
+          "en-US": intelligibility.CORPUS["en-US"]}
+
+
+def log_spectral_distance(a: np.ndarray, b: np.ndarray) -> float:
+    """Mean |log |STFT(a)| - log |STFT(b)|| (as tests/server/engine/test_batched_forward.py measures)."""
+    spectra = [torch.stft(torch.from_numpy(np.ascontiguousarray(x)), 512, 128, window=torch.hann_window(512),
+                          return_complex=True).abs() for x in (a, b)]
+    return float((torch.log(spectra[0] + 1e-5) - torch.log(spectra[1] + 1e-5)).abs().mean())
+
+
+def measured_rtf(synthesizer, language: str) -> float:
+    text = CORPUS[language][0]
+    style = synthesizer.voice_book(language).resolve("default")
+    began = time.perf_counter()
+    segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)
+    return (time.perf_counter() - began) / (segment.duration_ms / 1000)
+
+
+def decodes(synthesizer, text: str, language: str, rtf: float) -> dict:
+    """The decoder's output for the piece: whole, in windows (spliced), and whole less one frame."""
+    backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve("default")
+    job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
+    front = backend.front(job.ids, job.style, job.speed)
+    frames = front.frames
+    whole = backend.decode(front, 0, frames)
+    windows = plan(front.durations, rtf, front.energy)
+    splicer = Splicer(windows, synthesizer.loudness)  # the make-up gain served (learned by now)
+    spliced = np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows])
+    shorter = backend.decode(front, 0, frames - 1)
+    start, end = synthesizer.pauses.trim(whole)
+    steps = []
+    for join in splicer.joins:
+        own = np.abs(np.diff(whole[join - 1200 : join + 1200])).max()
+        steps.append(float(np.abs(np.diff(spliced[join - 240 : join + 240])).max() / max(own, 1e-6)))
+    first_end = windows[1].join * UNIT if len(windows) > 1 else end
+    level = 20 * np.log10(_rms(spliced[start:first_end]) / max(_rms(whole[start:first_end]), 1e-9))
+    return {"windows": len(windows), "first_window_frames": windows[0].end - windows[0].start, "frames": frames,
+            "lsd": log_spectral_distance(spliced[start:end], whole[start:end]),
+            "lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
+            "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level)}
+
+
+def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path) -> list[dict]:
+    synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
+    rows = []
+    for language in languages:
+        speed = rtf or measured_rtf(synthesizer, language)
+        style = synthesizer.voice_book(language).resolve("default")
+        warm = CORPUS[language][0]  # as the server's warm-up does: one windowed synthesis teaches the make-up
+        synthesizer.synthesize(warm, 0, len(warm), style, 1.0, language, rtf=speed)
+        for number, text in enumerate(CORPUS[language]):
+            row = {"engine": synthesizer.backend.name, "language": language, "text": text, "rtf": speed,
+                   **decodes(synthesizer, text, language, speed)}
+            for name, windowed in (("whole", None), ("windowed", speed)):
+                segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language, rtf=windowed)
+                path = scratch / f"{engine}-{language}-{number}-{name}.wav"
+                path.write_bytes(intelligibility.encode(segment.audio, "wav", 24000))
+                row[f"cer_{name}"] = intelligibility.cer(text, intelligibility.transcribe(path, language, 24000),
+                                                         language)
+            rows.append(row)
+            print(json.dumps(row, ensure_ascii=False), flush=True)
+    return rows
+
+
+def summary(rows: list[dict]) -> dict:
+    """Per engine: the corpus CER (weighted by characters) both ways, and the decodes' medians and worst."""
+    out = {}
+    for engine in dict.fromkeys(r["engine"] for r in rows):
+        mine = [r for r in rows if r["engine"] == engine]
+        chars = sum(len(r["text"]) for r in mine)
+        out[engine] = {
+            "cer_whole": sum(r["cer_whole"] * len(r["text"]) for r in mine) / chars,
+            "cer_windowed": sum(r["cer_windowed"] * len(r["text"]) for r in mine) / chars,
+            "lsd_p50": statistics.median(r["lsd"] for r in mine),
+            "lsd_one_frame_less_p50": statistics.median(r["lsd_one_frame_less"] for r in mine),
+            "largest_join_step": max(r["largest_join_step"] for r in mine),
+            "first_window_level_db_p50": statistics.median(r["first_window_level_db"] for r in mine),
+            "first_window_level_db_min": min(r["first_window_level_db"] for r in mine),
+            "first_window_level_db_max": max(r["first_window_level_db"] for r in mine),
+        }
+    return out
+
+
+def _rms(x: np.ndarray) -> float:
+    return float(np.sqrt(np.mean(np.square(x, dtype=np.float64)))) if len(x) else 0.0
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--model-dir", default=str(intelligibility.REPO / ".cache" / "model-dir"))
+    parser.add_argument("--engines", default="onnx,torch")
+    parser.add_argument("--languages", default="ja,en-US")
+    parser.add_argument("--rtf", type=float, help="size the windows for this engine speed (default: measured here)")
+    parser.add_argument("--json", type=Path, default=Path("reports/bench-windows.json"))
+    args = parser.parse_args()
+    if not intelligibility.listener_ready():
+        sys.exit(f"the Whisper listener is not set up: run `bash {intelligibility.ASR}/setup.sh` first")
+    load_before = os.getloadavg()
+    rows = []
+    with tempfile.TemporaryDirectory() as scratch:
+        for engine in args.engines.split(","):
+            rows += score(engine, args.model_dir if engine == "torch" else None, args.languages.split(","), args.rtf,
+                          Path(scratch))
+    figures = {"benchmark": "bench-windows", "load_average": {"before": load_before, "after": os.getloadavg()},
+               "summary": summary(rows), "rows": rows}
+    print(json.dumps(figures["summary"], indent=2))
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    main()
