@@ -3,10 +3,12 @@
 
 For each sentence of the listener's speech corpus (scripts/intelligibility.py, and the Japanese
 benchmark texts' sentences: scripts/bench_peers.py), as a response's first piece (engine/windows.py, sized for the engine speed measured here, or --rtf):
-- the Whisper listener's character error rate of the audio as sent, windowed and whole;
+- the Whisper listener's character error rate of the windowed decode and of the whole one,
+  beside that of the whole decode of one silent frame less (the listener's own noise: the
+  decoder's statistics change with the frames it is given, and its phase with them, so any
+  change of the input moves the audio, and a weak listener's transcript with it);
 - the log-spectral distance of the windowed decode from the whole one over the sound, beside
-  that of the whole decode of one silent frame less (the decoder's own sensitivity: its
-  statistics change with the frames it is given, and its phase with them);
+  that of the whole decode of one silent frame less;
 - the largest step between neighbouring samples at a join, over the largest step of the whole
   decode within 50 ms of it (1.0: no step the model does not make itself);
 - the first window's level, made up as served, against the whole decode's, in dB (its
@@ -56,8 +58,9 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
-def decodes(synthesizer, text: str, language: str, rtf: float) -> dict:
-    """The decoder's output for the piece: whole, in windows (spliced), and whole less one frame."""
+def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path) -> dict:
+    """The decoder's output for the piece: whole, in windows (spliced), and whole less one frame;
+    their distances and each one's CER (trimmed as served: pauses.trim of the whole decode)."""
     backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve("default")
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
     front = backend.front(job.ids, job.style, job.speed)
@@ -74,10 +77,15 @@ def decodes(synthesizer, text: str, language: str, rtf: float) -> dict:
         steps.append(float(np.abs(np.diff(spliced[join - 240 : join + 240])).max() / max(own, 1e-6)))
     first_end = windows[1].join * UNIT if len(windows) > 1 else end
     level = 20 * np.log10(_rms(spliced[start:first_end]) / max(_rms(whole[start:first_end]), 1e-9))
+    cers = {}
+    for name, audio in (("whole", whole), ("windowed", spliced), ("one_frame_less", shorter)):
+        path = scratch / f"{name}.wav"
+        path.write_bytes(intelligibility.encode(audio[start:end], "wav", 24000))
+        cers[f"cer_{name}"] = intelligibility.cer(text, intelligibility.transcribe(path, language, 24000), language)
     return {"windows": len(windows), "first_window_frames": windows[0].end - windows[0].start, "frames": frames,
             "lsd": log_spectral_distance(spliced[start:end], whole[start:end]),
             "lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
-            "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level)}
+            "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers}
 
 
 def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path) -> list[dict]:
@@ -88,15 +96,9 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
         style = synthesizer.voice_book(language).resolve("default")
         warm = CORPUS[language][0]  # as the server's warm-up does: one windowed synthesis teaches the make-up
         synthesizer.synthesize(warm, 0, len(warm), style, 1.0, language, rtf=speed)
-        for number, text in enumerate(CORPUS[language]):
+        for text in CORPUS[language]:
             row = {"engine": synthesizer.backend.name, "language": language, "text": text, "rtf": speed,
-                   **decodes(synthesizer, text, language, speed)}
-            for name, windowed in (("whole", None), ("windowed", speed)):
-                segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language, rtf=windowed)
-                path = scratch / f"{engine}-{language}-{number}-{name}.wav"
-                path.write_bytes(intelligibility.encode(segment.audio, "wav", 24000))
-                row[f"cer_{name}"] = intelligibility.cer(text, intelligibility.transcribe(path, language, 24000),
-                                                         language)
+                   **decodes(synthesizer, text, language, speed, scratch)}
             rows.append(row)
             print(json.dumps(row, ensure_ascii=False), flush=True)
     return rows
@@ -111,6 +113,7 @@ def summary(rows: list[dict]) -> dict:
         out[engine] = {
             "cer_whole": sum(r["cer_whole"] * len(r["text"]) for r in mine) / chars,
             "cer_windowed": sum(r["cer_windowed"] * len(r["text"]) for r in mine) / chars,
+            "cer_one_frame_less": sum(r["cer_one_frame_less"] * len(r["text"]) for r in mine) / chars,
             "lsd_p50": statistics.median(r["lsd"] for r in mine),
             "lsd_one_frame_less_p50": statistics.median(r["lsd_one_frame_less"] for r in mine),
             "largest_join_step": max(r["largest_join_step"] for r in mine),

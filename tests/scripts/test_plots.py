@@ -10,7 +10,7 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
-from plots import PLOTS, kind_of, plot_bench, plot_bench_overload, plot_bench_scaling, save_plot  # noqa: E402
+from plots import PLOTS, kind_of, plot_bench, plot_bench_overload, plot_bench_peers, plot_bench_scaling, save_plot  # noqa: E402
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -62,6 +62,24 @@ def test_the_bench_plot_draws_the_jsons_figures():
     assert [list(line.get_ydata()) for line in latency.lines] == [[788, 1531], [788, 2039]]
 
 
+def test_the_bench_plot_breaks_first_audio_down_beside_the_engine_floor():
+    phases = {"g2p": 10, "front": 30, "decode": 150, "queued": 1, "output": 2, "encoding": 3, "transport": 4}
+    series = [s | {"floor_p50_ms": 500 + 300 * i, "ttfa_over_floor": 0.4, "first_audio_ms": phases}
+              for i, s in enumerate(BENCH["series"])]
+    ttfa, breakdown, scaling, latency = plot_bench(BENCH | {"series": series}).axes
+    assert bar_heights(breakdown, "#2b6cb0") == [10, 10] and bar_heights(breakdown, "#dd6b20") == [150, 150]
+    assert bar_heights(breakdown, "#ffffff") == [500, 800], "the engine floor beside each text"
+
+
+def test_the_peers_plot_draws_each_systems_first_audio_and_total_time():
+    rows = [{"text": text, "system": system, "ttfa_ms": ttfa, "total_s": total, "runs": 3}
+            for text, system, ttfa, total in [("short", "server", 200, 0.6), ("short", "peer", 500, 0.5),
+                                              ("ten", "server", 300, 12.0), ("ten", "peer", 900, 13.0)]]
+    ttfa, total = plot_bench_peers({"benchmark": "bench-peers", "engine": "onnx", "threads": 2, "rows": rows}).axes
+    assert bar_heights(ttfa, "#2b6cb0") == [200, 300] and bar_heights(ttfa, "#a0aec0") == [500, 900]
+    assert bar_heights(total, "#2b6cb0") == [0.6, 12.0] and bar_heights(total, "#a0aec0") == [0.5, 13.0]
+
+
 def test_the_overload_plot_stacks_admitted_and_shed_replies():
     counts, latency = plot_bench_overload(OVERLOAD).axes
     assert bar_heights(counts, "#2f855a") == [11, 11] and bar_heights(counts, "#c53030") == [0, 40]
@@ -86,4 +104,5 @@ def test_save_plot_writes_a_png_beside_the_json(tmp_path, data):
 def test_an_unknown_json_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown benchmark JSON"):
         kind_of({"something": 1})
-    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-scaling", "bench-startup", "gpu-check"}
+    assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-peers", "bench-scaling", "bench-startup",
+                          "gpu-check"}

@@ -59,7 +59,7 @@ class ResponseRenderer:
                 async for segment, last in segments:
                     if last:  # the next piece goes to the scheduler now, so the model runs it while this
                         # one is encoded and sent; the scheduler decides when, by how soon this stream runs dry
-                        upcoming = self._piece(stream, first=False, ahead_s=segment.duration_ms / 1000) \
+                        upcoming = self._piece(stream, first=False, last_s=segment.duration_ms / 1000) \
                             if self._sentences or self._prepared else None
                     audio, alignments = segment.audio, [a.shifted(produced_ms) for a in segment.alignments]
                     if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
@@ -87,17 +87,23 @@ class ResponseRenderer:
         status = Status.TRUNCATED if truncated else Status.COMPLETED
         return ResponseDone(request.response_id, status, len(request.text), self.audio_ms)
 
-    def _piece(self, stream: Stream, first: bool, ahead_s: float = 0.0) -> _Segments:
+    def _piece(self, stream: Stream, first: bool, last_s: float = 0.0) -> _Segments:
+        """The next piece, handed to the scheduler now; `last_s`: audio of the piece before it not
+        yet sent (so far ahead of its listener the stream is, as of now, decides its size)."""
         segments = _Segments()
-        segments.task = asyncio.ensure_future(self._synthesize(stream, first, ahead_s, segments))
+        played = time.monotonic() - stream.playback_start if stream.playback_start is not None else 0.0
+        audio_s = stream.audio_s + last_s
+        pace = (audio_s - played, audio_s / self._tokens if self._tokens and audio_s else None)
+        segments.task = asyncio.ensure_future(self._synthesize(stream, first, pace, segments))
         return segments
 
-    async def _synthesize(self, stream: Stream, first: bool, ahead_s: float, out: _Segments) -> None:
+    async def _synthesize(self, stream: Stream, first: bool, pace: tuple[float, float | None],
+                          out: _Segments) -> None:
         """G2P in the text pool, the model through the scheduler part by part, output processing in
         the codec pool; each part's audio goes to `out` as soon as it is assembled."""
-        loop, runtime, request = asyncio.get_running_loop(), self.runtime, self.request
+        loop, runtime = asyncio.get_running_loop(), self.runtime
         synthesizer, pacing = runtime.synthesizer, runtime.pacing
-        piece = await self._next_piece(stream, first, ahead_s)
+        piece = await self._next_piece(first, *pace)
         if first and pacing is not None and pacing.first_window:
             piece = synthesizer.windowed(piece, pacing.rtf)
         self._tokens += _tokens_of(piece)
@@ -117,17 +123,15 @@ class ResponseRenderer:
             out.put(segment, last=split is None or index == len(split.windows) - 1)
             index += 1
 
-    async def _next_piece(self, stream: Stream, first: bool, ahead_s: float) -> Piece:
+    async def _next_piece(self, first: bool, ahead_s: float, per_token_s: float | None) -> Piece:
         """The next sentence through G2P; later ones merged with it while the stream is far enough
-        ahead for the model to run them together before its listener needs them."""
+        ahead (ahead_s of audio, per_token_s of it per token) for the model to run them together
+        before its listener needs them."""
         piece = await self._prepare_next()
         pacing = self.runtime.pacing
         if first or pacing is None:
             return piece
-        played = time.monotonic() - stream.playback_start if stream.playback_start is not None else 0.0
-        per_token = stream.audio_s / self._tokens if self._tokens and stream.audio_s else None
-        budget = pacing.piece_tokens(stream.audio_s + ahead_s - played, self.runtime.scheduler.active_streams,
-                                     per_token)
+        budget = pacing.piece_tokens(ahead_s, self.runtime.scheduler.active_streams, per_token_s)
         pieces, tokens = [piece], _tokens_of(piece)
         while self._sentences:
             following = await self._prepare_next()

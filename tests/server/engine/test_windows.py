@@ -154,3 +154,22 @@ def test_the_real_models_windows_join_cleanly_and_the_piece_keeps_its_length(syn
     audio, parts = spliced(splicer, found, lambda window, _: backend.decode(front, window.start, window.end))
     assert join_faults(audio, found, parts, splicer.joins) == []
     assert len(audio) == UNIT * int(front.durations.sum()), "the durations still account for every sample"
+
+
+def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
+    from tts_server.engine.windows import MAX_MAKEUP_DB, Loudness
+
+    loudness = Loudness()
+    for _ in range(30):  # first windows that come out 4 dB under the rest of their piece
+        loudness.observe(10 ** ((-4 + loudness.makeup_db) / 20))
+    assert abs(loudness.makeup_db - 4) < 0.1
+    for _ in range(30):
+        loudness.observe(0.01)  # a wild one cannot push it past the cap
+    assert loudness.makeup_db == MAX_MAKEUP_DB
+    found = plan(durations(speech=240), 0.29)
+    _, decode = synthetic_decode(found[-1].end)  # its first window is 0.7 (-3.1 dB) of the rest
+    learned = Loudness()
+    for _ in range(20):
+        splicer = Splicer(found, learned)
+        spliced(splicer, found, decode)
+    assert abs(learned.makeup_db + 20 * np.log10(0.7)) < 0.3, "learned from the splicer's own joins"
