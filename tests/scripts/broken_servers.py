@@ -90,6 +90,14 @@ class ClosesAfterFirstResponse(Breakage):
         return edit(frame, hang_up)
 
 
+class ServerInfoMissing(Breakage):
+    name, fails, rule = "server_info_missing", ("server.runs_on",), \
+        "session.created does not say what serves (no `server`: engine, device, ...)"
+
+    def to_client(self, frame):
+        return edit(frame, lambda e: {k: v for k, v in e.items() if k != "server"} if e.get("type") == "session.created" else e)
+
+
 class OpenNotRequired(Breakage):
     name, fails, rule = "open_not_required", ("open.required_first",), "a session without open gets default settings"
 
@@ -302,7 +310,7 @@ class OverloadAnsweredLate(Breakage):
 
 
 FAMILY: list[type[Breakage]] = [
-    ClosesAfterFirstResponse, OpenNotRequired, DuplicateIdsAccepted, WrongFormatBytes, SampleRateIgnored, QueuedCancelIgnored, NoQueueBound, DuplicateDone, MissingDone,
+    ClosesAfterFirstResponse, ServerInfoMissing, OpenNotRequired, DuplicateIdsAccepted, WrongFormatBytes, SampleRateIgnored, QueuedCancelIgnored, NoQueueBound, DuplicateDone, MissingDone,
     TimestampsOutOfOrder, TimestampsPastAudio, MaxLengthIgnored, BinaryFramesRefused, NoInvocationsRoute,
     ErrorsWithoutEnvelope, OverloadAnsweredLate,
 ]
