@@ -30,7 +30,8 @@ from tts_client.validation import (  # noqa: E402
 from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
 from tts_client.validation.runner import (  # noqa: E402
     FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
-from tts_client.validation.target import Target, assumed_credentials, sagemaker_target, websocket_target  # noqa: E402
+from tts_client.validation.target import (  # noqa: E402
+    Target, add_target_arguments, check_target_arguments, target_for)
 
 # overload.shed last: its burst must not share the server with another check's work.
 # server.runs_on first: on the wrong device nothing else is worth waiting for.
@@ -41,14 +42,7 @@ EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--url", help="WebSocket URL of a local or reachable server")
-    where.add_argument("--endpoint", help="SageMaker endpoint name")
-    parser.add_argument("--region", help="AWS region of the endpoint (default: the SDK's configuration)")
-    parser.add_argument("--endpoint-url", help="override the SageMaker runtime URL (the local gateway)")
-    parser.add_argument("--ca-file", help="CA bundle to trust for --endpoint-url (default: $AWS_CA_BUNDLE)")
-    parser.add_argument("--role-arn", help="with --endpoint: assume this role first (sts:AssumeRole) and invoke "
-                                           "with its credentials, held by this process only")
+    add_target_arguments(parser)
     parser.add_argument("--http-url", help="with --url: base URL for POST /invocations (default: from --url)")
     parser.add_argument("--checks", help="comma-separated glob patterns of checks to run (default: all)")
     parser.add_argument("--skip", help="comma-separated glob patterns of checks to skip, e.g. 'http.*,overload.*' "
@@ -65,19 +59,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     parser.add_argument("--json", type=Path, help="write a JSON report here")
     args = parser.parse_args(argv)
-    if not args.list and not (args.url or args.endpoint):
-        parser.error("one of --url or --endpoint is required")
-    if args.role_arn and not args.endpoint:
-        parser.error("--role-arn goes with --endpoint")
+    if not args.list:
+        check_target_arguments(parser, args)
     return args
 
 
-def build_target(args: argparse.Namespace, session_name: str = "validate-endpoint") -> Target:
-    """The target of --url or --endpoint; shared with scripts/load_stage.py, whose options match."""
-    if args.url:
-        return websocket_target(args.url, args.http_url)
-    credentials = assumed_credentials(args.role_arn, args.region, session_name) if args.role_arn else None
-    return sagemaker_target(args.endpoint, args.region, args.endpoint_url, args.ca_file, credentials)
+def build_target(args: argparse.Namespace) -> Target:
+    return target_for(args, "validate-endpoint")
 
 
 async def reachable(target: Target, timeout: float) -> str | None:

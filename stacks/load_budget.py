@@ -43,6 +43,9 @@ class LoadBudget(BaseModel):
                 "--shed-free-sessions", str(self.shed_free_sessions)]
 
 
+# The single-session TTFA the CPU budget is scaled from (bench-scaling, 1 session, p50): a test on
+# a slower or busier machine scales the budget by its own single-session TTFA over this.
+CPU_REFERENCE_TTFA_MS = 721
 LEVELS = (1, 10, 50)
 SECONDS = 60.0  # three levels, about 4 minutes with the ramps: bounded, and still 60 s of each
 CPU_BUDGET = LoadBudget(levels=LEVELS, seconds=SECONDS, ttfa_p95_ms=3000, ttfa_p99_ms=5000, shed_free_sessions=1)

@@ -57,3 +57,31 @@ def assumed_credentials(role_arn: str, region: str | None, session_name: str) ->
     sts = boto3.client("sts", region_name=region)
     granted = sts.assume_role(RoleArn=role_arn, RoleSessionName=session_name, DurationSeconds=3600)["Credentials"]
     return Credentials(granted["AccessKeyId"], granted["SecretAccessKey"], granted["SessionToken"])
+
+
+def target_for(args, session_name: str) -> Target:
+    """The target of a script's --url (with --http-url) or --endpoint (with --region,
+    --endpoint-url, --ca-file, --role-arn): scripts/validate_endpoint.py and scripts/load_stage.py."""
+    if args.url:
+        return websocket_target(args.url, getattr(args, "http_url", None))
+    credentials = assumed_credentials(args.role_arn, args.region, session_name) if args.role_arn else None
+    return sagemaker_target(args.endpoint, args.region, args.endpoint_url, args.ca_file, credentials)
+
+
+def add_target_arguments(parser) -> None:
+    """--url, or --endpoint with --region, --endpoint-url, --ca-file and --role-arn."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--url", help="WebSocket URL of a local or reachable server")
+    where.add_argument("--endpoint", help="SageMaker endpoint name")
+    parser.add_argument("--region", help="AWS region of the endpoint (default: the SDK's configuration)")
+    parser.add_argument("--endpoint-url", help="override the SageMaker runtime URL (the local gateway)")
+    parser.add_argument("--ca-file", help="CA bundle to trust for --endpoint-url (default: $AWS_CA_BUNDLE)")
+    parser.add_argument("--role-arn", help="with --endpoint: assume this role first (sts:AssumeRole) and invoke "
+                                           "with its credentials, held by this process only")
+
+
+def check_target_arguments(parser, args) -> None:
+    if not (args.url or args.endpoint):
+        parser.error("one of --url or --endpoint is required")
+    if args.role_arn and not args.endpoint:
+        parser.error("--role-arn goes with --endpoint")
