@@ -32,7 +32,7 @@ sys.path[:0] = [str(REPO), str(REPO / "scripts")]  # tts_client from the checkou
 
 from tts_client.validation.load import Budget, Plan, run_level  # noqa: E402
 from tts_client.validation.load_report import document, table, write_json, write_junit  # noqa: E402
-from tts_client.validation.target import add_target_arguments, check_target_arguments, target_for  # noqa: E402
+from tts_client.validation.target import add_target_arguments, check_target_arguments, reach  # noqa: E402
 from tts_client.validation.texts import TWO_SENTENCES  # noqa: E402
 
 EXIT_PASSED, EXIT_MISSED, EXIT_UNREACHABLE = 0, 1, 2
@@ -69,15 +69,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-async def reachable(target, timeout: float) -> str | None:
-    try:
-        session = await asyncio.wait_for(target.session(), timeout)
-    except Exception as error:  # noqa: BLE001 - reported as the reason
-        return f"{type(error).__name__}: {error}"
-    await session.abort()
-    return None
-
-
 def write_reports(args: argparse.Namespace, report: dict) -> None:
     print(table(report))
     if args.json:
@@ -98,18 +89,11 @@ async def load(args: argparse.Namespace) -> int:
     plan = Plan(seconds=args.seconds, text=args.text, think_s=args.think, timeout=args.timeout)
     plan_report = {"levels": list(args.levels), "seconds": args.seconds, "think_s": args.think,
                    "text_chars": len(args.text)}
-    described = args.url or f"SageMaker endpoint {args.endpoint} ({args.region})"
-    try:
-        target = target_for(args, "load-stage")
-    except ValueError:  # a malformed argument: a usage error (main)
-        raise
-    except Exception as error:  # noqa: BLE001 - the role could not be assumed: as unreachable as a wrong name
-        problem = f"{type(error).__name__}: {error}"
-    else:
-        described = target.description
+    target, problem = await reach(args, "load-stage", args.timeout)
+    described = target.description if target else args.url or f"SageMaker endpoint {args.endpoint} ({args.region})"
+    if target:
         print(f"Load stage against {described}: levels {', '.join(map(str, args.levels))} sessions, "
               f"{args.seconds:g} s each", flush=True)
-        problem = await reachable(target, args.timeout)
     if problem:
         print(f"cannot reach the target: {problem}", file=sys.stderr)
         write_reports(args, document(described, budget, plan_report, [], EXIT_UNREACHABLE, unreachable=problem))

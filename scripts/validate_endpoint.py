@@ -31,7 +31,7 @@ from tts_client.validation.report import table, write_json, write_junit  # noqa:
 from tts_client.validation.runner import (  # noqa: E402
     FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
 from tts_client.validation.target import (  # noqa: E402
-    Target, add_target_arguments, check_target_arguments, target_for)
+    add_target_arguments, check_target_arguments, reach)
 
 # overload.shed last: its burst must not share the server with another check's work.
 # server.runs_on first: on the wrong device nothing else is worth waiting for.
@@ -64,20 +64,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     return args
 
 
-def build_target(args: argparse.Namespace) -> Target:
-    return target_for(args, "validate-endpoint")
-
-
-async def reachable(target: Target, timeout: float) -> str | None:
-    """None when a session connects, else why not."""
-    try:
-        session = await asyncio.wait_for(target.session(), timeout)
-    except Exception as error:
-        return f"{type(error).__name__}: {error}"
-    await session.abort()
-    return None
-
-
 def progress(args: argparse.Namespace, total: int):
     """(on_start, on_result) callbacks: a tqdm bar on stderr when it is a terminal, plain lines anyway."""
     bar = None
@@ -107,15 +93,9 @@ async def validate(args: argparse.Namespace) -> int:
     checks = select(ALL_CHECKS, args.checks.split(",") if args.checks else None)
     skip = skip_reasons(checks, args.skip.split(",") if args.skip else None)
     started = time.monotonic()
-    try:
-        target = build_target(args)
-    except ValueError:  # a malformed argument: a usage error (main)
-        raise
-    except Exception as error:  # the role could not be assumed: as unreachable as a wrong endpoint name
-        problem, target = f"{type(error).__name__}: {error}", None
-    else:
+    target, problem = await reach(args, "validate-endpoint", args.timeout)
+    if target:
         print(f"Validating {target.description}: {len(checks)} checks", flush=True)
-        problem = await reachable(target, args.timeout)
     if problem:
         results = [CheckResult("connect", FAIL, time.monotonic() - started, f"cannot reach the target: {problem}")]
         exit_code = EXIT_UNREACHABLE

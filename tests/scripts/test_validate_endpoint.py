@@ -168,6 +168,8 @@ def test_role_arn_is_assumed_in_the_validators_own_process(monkeypatch):
     import boto3
     from moto import mock_aws
 
+    from tts_client.validation.target import target_for
+
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     before = dict(os.environ)
@@ -176,7 +178,7 @@ def test_role_arn_is_assumed_in_the_validators_own_process(monkeypatch):
             RoleName="kokoro-tts-staging-validator", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
         args = validator.parse_args(["--endpoint", "kokoro-tts-staging-endpoint", "--region", "us-east-1",
                                      "--role-arn", role])
-        target = validator.build_target(args)
+        target = target_for(args, "validate-endpoint")
     credentials = target.options["sagemaker"]["credentials"]
     assert credentials.access_key_id != "testing" and credentials.session_token
     assert target.http is not None and dict(os.environ) == before

@@ -47,7 +47,8 @@ def test_pull_requests_run_the_tests_and_post_the_diff():
     workflow = load("pull-request.yml")
     assert "make test" in runs(workflow["jobs"]["test"])
     diff = workflow["jobs"]["diff"]
-    assert "make diff STAGE=staging" in runs(diff) and "gh pr comment" in runs(diff)
+    assert "make diff STAGE=staging CDK_SETUP=setup-deploy" in runs(diff) and "gh pr comment" in runs(diff)
+    assert "make setup-deploy" in runs(diff)  # the diff needs the CDK app, not the server's venv
     assert diff["permissions"]["id-token"] == "write"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -85,3 +86,20 @@ def check_target_arguments(parser, args) -> None:
         parser.error("one of --url or --endpoint is required")
     if args.role_arn and not args.endpoint:
         parser.error("--role-arn goes with --endpoint")
+
+
+async def reach(args, session_name: str, timeout: float) -> tuple[Target | None, str | None]:
+    """(the target, None) once a session connects to it, else (the target or None, why not): the
+    role could not be assumed, or no session opened. A malformed argument raises ValueError."""
+    try:
+        target = target_for(args, session_name)
+    except ValueError:
+        raise
+    except Exception as error:  # the role could not be assumed: as unreachable as a wrong endpoint name
+        return None, f"{type(error).__name__}: {error}"
+    try:
+        session = await asyncio.wait_for(target.session(), timeout)
+    except Exception as error:
+        return target, f"{type(error).__name__}: {error}"
+    await session.abort()
+    return target, None
