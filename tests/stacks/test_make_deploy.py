@@ -28,7 +28,8 @@ def requirements_closure(path: str) -> set[str]:
 
 
 def test_setup_deploy_installs_the_deploy_requirements_alone_without_a_pip_cache(tmp_path):
-    commands = make("setup-deploy", f"VENV={tmp_path / 'venv'}").stdout
+    # -W: as if the lock file had changed, so the pinned CLI's install shows whatever is installed here.
+    commands = make("-W", "package-lock.json", "setup-deploy", f"VENV={tmp_path / 'venv'}").stdout
     installs = [line for line in commands.splitlines() if "pip install" in line]
     assert installs and all("--no-cache-dir" in line for line in installs)
     assert [line.split(" -r ")[1] for line in installs if " -r " in line] == ["stacks/requirements-deploy.txt"]
