@@ -116,8 +116,7 @@ def test_the_role_session_lasts_the_worst_case():
 
 
 def test_the_load_stage_runs_on_staging_only_after_its_validation():
-    jobs = load("deploy.yml")["jobs"]
-    for name, job in jobs.items():
+    for job in load("deploy.yml")["jobs"].values():
         load_step = step(job, "Load stage")
         assert load_step["if"] == "github.job == 'staging'"  # the shared steps: prod skips it
         assert "make load-stage CDK_SETUP=setup-deploy" in load_step["run"]

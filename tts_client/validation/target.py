@@ -95,11 +95,11 @@ async def reach(args, session_name: str, timeout: float) -> tuple[Target | None,
         target = target_for(args, session_name)
     except ValueError:
         raise
-    except Exception as error:  # the role could not be assumed: as unreachable as a wrong endpoint name
+    except Exception as error:  # noqa: BLE001 - the role could not be assumed: as unreachable as a wrong name
         return None, f"{type(error).__name__}: {error}"
     try:
         session = await asyncio.wait_for(target.session(), timeout)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - whatever stops a session is the reason reported
         return target, f"{type(error).__name__}: {error}"
     await session.abort()
     return target, None
