@@ -46,6 +46,7 @@ def with_durations_output(model_bytes: bytes) -> bytes:
 class OnnxBackend:
     name = "kokoro-82m-int8-onnx"
     device = "cpu"
+    precision = "int8"
     max_tokens = 510
 
     def __init__(self, threads: int | None = None):
