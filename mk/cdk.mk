@@ -6,7 +6,7 @@
 #                                   (STAGE=staging|prod: that stage's account, region, prefix)
 #   make synth-pipeline             the delivery pipeline's CloudFormation into cdk.out/, offline
 #   make deploy-pipeline            deploy the pipeline stack (then it deploys itself on commits)
-#   make test-stacks                the fast checks: stack tests, snapshots, cdk-nag, cfn-lint
+#   make test-stacks                the fast checks: stack tests, snapshots, cdk-nag, cfn-lint, checkov
 #   make snapshot-update            rewrite tests/stacks/__snapshots__ after an intended change
 #   CDK_ARGS="-c key=value ..."     context overrides for any of them (README.md, Deployment)
 #   REQUIRE_APPROVAL=never|broadening|any-change   default: broadening at a terminal, never
@@ -41,31 +41,39 @@ BUILDX_CHECK = @if command -v docker >/dev/null && ! docker buildx version >/dev
 	echo "Docker's buildx component is missing: the image build needs it (docker build --output)."; \
 	echo "Install docker-buildx-plugin (or Docker Desktop), then run this again."; exit 1; fi
 
-# What the offline targets need first. The pipeline's synth step has a venv of
-# stacks/requirements.txt only and passes CDK_SETUP=node_modules/.installed, so make does
-# not install the server's several GB into it.
+# What the targets need first. The pipeline's synth step has a venv of stacks/requirements.txt
+# only and passes CDK_SETUP=node_modules/.installed, the GitHub deploy job CDK_SETUP=setup-deploy
+# (mk/deploy.mk), so make does not install the server's several GB into them.
 CDK_SETUP ?= setup
 CDK_OUT ?= cdk.out
+# checkov (tests/stacks/test_checkov.py) in a venv of its own beside $(VENV): it pins older
+# boto3, botocore, packaging and more than the project's, so it may not share one.
+CHECKOV_VENV := $(VENV)-checkov
 
 .PHONY: synth bootstrap diff deploy snapshot-update synth-pipeline deploy-pipeline test-stacks
 
-setup: node_modules/.installed
+setup: node_modules/.installed $(CHECKOV_VENV)/.installed
 
 node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund
+	@touch $@
+
+$(CHECKOV_VENV)/.installed: stacks/requirements-checkov.txt
+	@test -x $(CHECKOV_VENV)/bin/python || { interpreter=$$(scripts/find-python) && "$$interpreter" -m venv $(CHECKOV_VENV); }
+	$(CHECKOV_VENV)/bin/python -m pip install --quiet --no-cache-dir -r stacks/requirements-checkov.txt
 	@touch $@
 
 synth: $(CDK_SETUP)
 	AWS_EC2_METADATA_DISABLED=true $(CDK_RUN) synth --quiet --output $(CDK_OUT) $(CDK_ARGS)
 	@ls -1 $(CDK_OUT)/assembly-*/*.template.json
 
-bootstrap: setup
+bootstrap: $(CDK_SETUP)
 	$(CDK_RUN) bootstrap $(CDK_ARGS)
 
-diff: setup
+diff: $(CDK_SETUP)
 	$(CDK_RUN) diff $(STACKS) $(STAGE_ARGS) $(CDK_ARGS)
 
-deploy: setup
+deploy: $(CDK_SETUP)
 	$(BUILDX_CHECK)
 	$(CDK_RUN) deploy $(STACKS) --require-approval $(REQUIRE_APPROVAL) $(STAGE_ARGS) $(CDK_ARGS)
 
@@ -75,10 +83,10 @@ synth-pipeline: $(CDK_SETUP)
 
 # Once, from a machine with credentials for the pipeline's account; afterwards the
 # pipeline updates itself from the branch (self-mutation).
-deploy-pipeline: setup
+deploy-pipeline: $(CDK_SETUP)
 	$(CDK_RUN) deploy Pipeline --require-approval $(REQUIRE_APPROVAL) $(PIPELINE_ARGS) $(CDK_ARGS)
 
-test-stacks: $(CDK_SETUP)
+test-stacks: $(CDK_SETUP) $(CHECKOV_VENV)/.installed
 	$(PY) -m pytest tests/stacks -q $(PYTEST_ARGS)
 
 # Rewrites the template snapshots; review `git diff tests/stacks/__snapshots__` after it.

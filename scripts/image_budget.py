@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -37,6 +38,8 @@ MB = 1e6
 UBUNTU_MB = 78  # Canonical's ubuntu:24.04 on Docker Hub: ~78 MB uncompressed, ~29 MB pulled
 BASES = {
     "ubuntu:24.04": "Canonical's ubuntu:24.04 (Python 3.12 from its archive)",
+    "public.ecr.aws/docker/library/ubuntu:24.04": "Canonical's ubuntu:24.04 (Python 3.12 from its archive), "
+                                                  "from ECR Public's mirror of the Docker official images",
     "nvidia/cuda:13.0.1-runtime-ubuntu24.04": "ubuntu:24.04 + NVIDIA's CUDA 13.0 runtime libraries (cudart, cuBLAS, "
                                               "cuFFT, cuRAND, cuSOLVER, cuSPARSE, NVRTC, nvJitLink, cuFile, NCCL, "
                                               "NPP, nvJPEG, NVTX)",
@@ -64,7 +67,11 @@ def build_commands(dockerfile: Path = DOCKERFILE) -> list[list[str]]:
 
 
 def base_image(dockerfile: Path = DOCKERFILE) -> str:
-    return next(line.split()[1] for line in dockerfile.read_text().splitlines() if line.startswith("FROM "))
+    """The first FROM's image, a `${NAME}` in it read from the ARG default before it."""
+    lines = dockerfile.read_text().splitlines()
+    defaults = dict(line.split(None, 1)[1].partition("=")[::2] for line in lines if line.startswith("ARG ") and "=" in line)
+    image = next(line.split()[1] for line in lines if line.startswith("FROM "))
+    return re.sub(r"\$\{(\w+)\}", lambda m: defaults[m.group(1)], image)
 
 
 def install(venv: Path, dockerfile: Path = DOCKERFILE) -> None:

@@ -247,6 +247,36 @@ def plot_bench_peers(data: dict) -> Figure:
     return figure
 
 
+def plot_load_stage(data: dict) -> Figure:
+    """scripts/load_stage.py: TTFA percentiles against the budget, delivered audio, sheds and errors."""
+    budget, levels = data["budget"], data["levels"]
+    verdict = "within budget" if data["passed"] else "BUDGET MISSED"
+    figure, (ttfa, throughput, outcomes) = _figure(3, f"load stage: {data['target']} ({verdict})", width=4.6)
+    sessions = [level["sessions"] for level in levels]
+    for key, name, color, marker in (("ttfa_p50_ms", "p50", BLUE, "o-"), ("ttfa_p95_ms", "p95", ORANGE, "s-"),
+                                     ("ttfa_p99_ms", "p99", RED, "^-")):
+        values = [float("nan") if level[key] is None else level[key] for level in levels]  # None: no turn answered
+        ttfa.plot(sessions, values, marker, color=color, label=f"TTFA {name}")
+    ttfa.axhline(budget["ttfa_p95_ms"], color=ORANGE, linestyle=":", label=f"p95 budget {budget['ttfa_p95_ms']:g} ms")
+    ttfa.axhline(budget["ttfa_p99_ms"], color=RED, linestyle=":", label=f"p99 budget {budget['ttfa_p99_ms']:g} ms")
+    ttfa.set(xlabel="concurrent sessions", ylabel="time to first audio (ms)")
+    throughput.plot(sessions, [level["audio_s_per_s"] for level in levels], "o-", color=GREEN, label="delivered")
+    throughput.set(xlabel="concurrent sessions", ylabel="audio seconds per second")
+    x = range(len(levels))
+    _label_bars(outcomes, outcomes.bar([i - 0.2 for i in x], [level["sheds"] for level in levels], 0.4, color=GREY,
+                                       label="sheds (open refused)"), "{:.0f}")
+    _label_bars(outcomes, outcomes.bar([i + 0.2 for i in x], [level["errors"] for level in levels], 0.4, color=RED,
+                                       label="errors"), "{:.0f}")
+    outcomes.set_xticks(list(x), [f"{n} sessions" for n in sessions], fontsize=8)
+    outcomes.set_ylabel("count")
+    for axis in (ttfa, throughput, outcomes):
+        axis.legend(fontsize=7)
+    for axis in (ttfa, throughput):
+        axis.set_xticks(sessions, [str(n) for n in sessions])
+        axis.set_ylim(bottom=0)
+    return figure
+
+
 def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, list]) -> Figure:
     """A generic curve (e.g. a scaling sweep): one line per name, sharing x."""
     figure, (axis,) = _figure(1, title, width=7)
@@ -260,8 +290,8 @@ def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, 
 
 
 PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload,
-         "bench-peers": plot_bench_peers,
-         "bench-scaling": plot_bench_scaling, "bench-startup": plot_bench_startup, "gpu-check": plot_gpu_check}
+         "bench-peers": plot_bench_peers, "bench-scaling": plot_bench_scaling, "bench-startup": plot_bench_startup,
+         "gpu-check": plot_gpu_check, "load-stage": plot_load_stage}
 
 
 def kind_of(data: dict) -> str:
@@ -279,11 +309,11 @@ def kind_of(data: dict) -> str:
     raise ValueError(f"unknown benchmark JSON (keys: {sorted(data)})")
 
 
-def save_plot(json_path: Path, data: dict | None = None) -> Path:
-    """Writes the PNG for a benchmark's JSON next to it; returns its path."""
+def save_plot(json_path: Path, data: dict | None = None, png: Path | None = None) -> Path:
+    """Writes the PNG for a benchmark's JSON (next to it unless `png` says where); returns its path."""
     data = data if data is not None else json.loads(Path(json_path).read_text())
     figure = PLOTS[kind_of(data)](data)
-    png = Path(json_path).with_suffix(".png")
+    png = Path(png) if png else Path(json_path).with_suffix(".png")
     figure.savefig(png, dpi=110)
     plt.close(figure)
     return png

@@ -5,6 +5,8 @@
   validate_endpoint.py --endpoint NAME --region R               (deployed, SageMaker HTTP/2 SDK)
   validate_endpoint.py --endpoint NAME --region R --endpoint-url https://127.0.0.1:8443 --ca-file CA
                                                                  (the local SageMaker gateway)
+  validate_endpoint.py --endpoint NAME --region R --role-arn ARN --expect-device cuda --expect-uid 10001
+                                     (a pipeline's gate: assumes the stage's role, checks what the deploy asked for)
 
 Prints a pass/fail table; --junit and --json write reports. Every check runs unless --skip
 names it (then the report says it was skipped and why); a missing route is a failure.
@@ -24,32 +26,32 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
 from tts_client.validation import (  # noqa: E402
-    audio_checks, error_checks, http_checks, input_end_checks, overload_checks, session_checks)
+    audio_checks, error_checks, http_checks, input_end_checks, overload_checks, server_checks, session_checks)
 from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
 from tts_client.validation.runner import (  # noqa: E402
     FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
-from tts_client.validation.target import Target, sagemaker_target, websocket_target  # noqa: E402
+from tts_client.validation.target import (  # noqa: E402
+    add_target_arguments, check_target_arguments, reach)
 
 # overload.shed last: its burst must not share the server with another check's work.
-ALL_CHECKS = [*session_checks.CHECKS, *input_end_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS,
+# server.runs_on first: on the wrong device nothing else is worth waiting for.
+ALL_CHECKS = [*server_checks.CHECKS, *session_checks.CHECKS, *input_end_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS,
               *http_checks.CHECKS, *overload_checks.CHECKS]
 EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument("--url", help="WebSocket URL of a local or reachable server")
-    where.add_argument("--endpoint", help="SageMaker endpoint name")
-    parser.add_argument("--region", help="AWS region of the endpoint (default: the SDK's configuration)")
-    parser.add_argument("--endpoint-url", help="override the SageMaker runtime URL (the local gateway)")
-    parser.add_argument("--ca-file", help="CA bundle to trust for --endpoint-url (default: $AWS_CA_BUNDLE)")
+    add_target_arguments(parser)
     parser.add_argument("--http-url", help="with --url: base URL for POST /invocations (default: from --url)")
     parser.add_argument("--checks", help="comma-separated glob patterns of checks to run (default: all)")
     parser.add_argument("--skip", help="comma-separated glob patterns of checks to skip, e.g. 'http.*,overload.*' "
                                        "for a target without POST /invocations; reported as skipped")
     parser.add_argument("--list", action="store_true", help="list the checks and exit")
     parser.add_argument("--max-pending", type=int, default=15, help="the server's WS_MAX_PENDING_RESPONSES")
+    parser.add_argument("--expect-device", choices=("cuda", "cpu"),
+                        help="server.runs_on fails unless the endpoint serves on this device (a GPU deploy: cuda)")
+    parser.add_argument("--expect-uid", type=int, help="server.runs_on fails unless the container runs as this uid")
     parser.add_argument("--timeout", type=float, default=90, help="seconds one check may take")
     parser.add_argument("--overload-burst", type=int, default=16, help="requests overload.shed sends at once")
     parser.add_argument("--shed-within", type=float, default=2.0, help="seconds a 503 may take under overload")
@@ -57,25 +59,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--junit", type=Path, help="write a JUnit XML report here")
     parser.add_argument("--json", type=Path, help="write a JSON report here")
     args = parser.parse_args(argv)
-    if not args.list and not (args.url or args.endpoint):
-        parser.error("one of --url or --endpoint is required")
+    if not args.list:
+        check_target_arguments(parser, args)
     return args
-
-
-def build_target(args: argparse.Namespace) -> Target:
-    if args.url:
-        return websocket_target(args.url, args.http_url)
-    return sagemaker_target(args.endpoint, args.region, args.endpoint_url, args.ca_file)
-
-
-async def reachable(target: Target, timeout: float) -> str | None:
-    """None when a session connects, else why not."""
-    try:
-        session = await asyncio.wait_for(target.session(), timeout)
-    except Exception as error:
-        return f"{type(error).__name__}: {error}"
-    await session.abort()
-    return None
 
 
 def progress(args: argparse.Namespace, total: int):
@@ -106,25 +92,27 @@ def progress(args: argparse.Namespace, total: int):
 async def validate(args: argparse.Namespace) -> int:
     checks = select(ALL_CHECKS, args.checks.split(",") if args.checks else None)
     skip = skip_reasons(checks, args.skip.split(",") if args.skip else None)
-    target = build_target(args)
-    print(f"Validating {target.description}: {len(checks)} checks", flush=True)
     started = time.monotonic()
-    problem = await reachable(target, args.timeout)
+    target, problem = await reach(args, "validate-endpoint", args.timeout)
+    if target:
+        print(f"Validating {target.description}: {len(checks)} checks", flush=True)
     if problem:
         results = [CheckResult("connect", FAIL, time.monotonic() - started, f"cannot reach the target: {problem}")]
         exit_code = EXIT_UNREACHABLE
     else:
         context = Context(target, max_pending=args.max_pending, timeout=args.timeout,
-                          overload_burst=args.overload_burst, shed_within=args.shed_within)
+                          overload_burst=args.overload_burst, shed_within=args.shed_within,
+                          expect_device=args.expect_device, expect_uid=args.expect_uid)
         on_start, on_result = progress(args, len(checks))
         results = await run_checks(checks, context, on_result=on_result, skip=skip, on_start=on_start)
         exit_code = EXIT_FAILED if any(r.status == FAIL for r in results) else EXIT_PASSED
     seconds = time.monotonic() - started
     print(table(results, seconds))
+    described = target.description if target else f"SageMaker endpoint {args.endpoint} ({args.region})"
     if args.json:
-        write_json(args.json, target.description, results, seconds, exit_code)
+        write_json(args.json, described, results, seconds, exit_code)
     if args.junit:
-        write_junit(args.junit, target.description, results, seconds)
+        write_junit(args.junit, described, results, seconds)
     return exit_code
 
 

@@ -62,13 +62,24 @@ class ModelRuntime:
     def ready(self) -> bool:
         return self._ready.is_set()
 
-    def describe(self) -> dict:
-        """What serves: the engine, its device and languages (/ping, the startup log)."""
+    def runs_on(self) -> dict:
+        """What serves, for a client to check against what the deploy asked for (the canonical
+        `session.created` carries it as `server`): the engine, its device and precision, the
+        batch limits (`max_batch`: pieces per model run allowed, MAX_BATCH or the engine's
+        default; `batch_limit`: the largest the warm-up showed pays) and the uid it runs as."""
         synthesizer = self.synthesizer
         if synthesizer is None:
             return {}
         backend = synthesizer.backend
-        return {"engine": backend.name, "device": backend.device, "languages": synthesizer.languages,
+        return {"engine": backend.name, "device": backend.device, "precision": backend.precision,
+                "max_batch": synthesizer.runner.max_batch, "batch_limit": self.scheduler.max_batch,
+                "uid": os.getuid()}
+
+    def describe(self) -> dict:
+        """/ping's account of what serves: `runs_on()`, the languages and the start-up phases."""
+        if self.synthesizer is None:
+            return {}
+        return {**self.runs_on(), "languages": self.synthesizer.languages,
                 "startup_s": {phase: round(seconds, 3) for phase, seconds in self.startup.items()}}
 
     @property

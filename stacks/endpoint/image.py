@@ -37,12 +37,16 @@ BUILD_CONTEXT_EXCLUDE = [
 ]
 
 
-def model_image(scope: Construct) -> ecr_assets.DockerImageAsset:
+def model_image(scope: Construct, *, user: str, base_image: str = "") -> ecr_assets.DockerImageAsset:
+    """`user` and `base_image` become the Dockerfile's CONTAINER_USER and BASE_IMAGE build
+    arguments (an empty base image keeps the Dockerfile's default)."""
+    build_args = {"CONTAINER_USER": user, **({"BASE_IMAGE": base_image} if base_image else {})}
     return ecr_assets.DockerImageAsset(
         scope,
         "Image",
         directory=str(REPO_ROOT),
         file="container/Dockerfile",
+        build_args=build_args,
         platform=ecr_assets.Platform.LINUX_AMD64,
         outputs=BUILD_OUTPUTS,
         ignore_mode=IgnoreMode.DOCKER,

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aws_cdk import CustomResource, Duration, RemovalPolicy
-from aws_cdk import aws_ecr_assets as ecr_assets, aws_iam as iam, aws_logs as logs
+from aws_cdk import CustomResource, Duration
+from aws_cdk import aws_ecr_assets as ecr_assets, aws_iam as iam
 from constructs import Construct
 
-from stacks.lambda_shared import handler_function, write_own_logs
+from stacks.lambda_shared import handler_function, handler_log_group, write_own_logs
 
 HANDLER_DIR = Path(__file__).with_name("manifest_handler")
 
@@ -22,9 +22,7 @@ HANDLER_DIR = Path(__file__).with_name("manifest_handler")
 class ImageManifestCheck(Construct):
     def __init__(self, scope: Construct, id: str, *, image: ecr_assets.DockerImageAsset) -> None:
         super().__init__(scope, id)
-        log_group = logs.LogGroup(
-            self, "Logs", retention=logs.RetentionDays.THREE_MONTHS, removal_policy=RemovalPolicy.DESTROY
-        )
+        log_group = handler_log_group(self)
         role = iam.Role(
             self,
             "Role",

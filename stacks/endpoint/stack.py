@@ -28,7 +28,7 @@ class EndpointStack(Stack):
     ) -> None:
         super().__init__(scope, id, **kwargs)
         model_data_url = f"s3://{model_bucket_name(config.name_prefix)}/{model_prefix}"
-        image = model_image(self)
+        image = model_image(self, user=config.container_user, base_image=config.base_image)
         manifest = ImageManifestCheck(self, "ImageCheck", image=image)
         alarms = endpoint_alarms(
             self,
@@ -48,9 +48,12 @@ class EndpointStack(Stack):
             instance_count=config.initial_instance_count,
             inference_ami=GPU_INFERENCE_AMI if config.is_gpu else None,
             environment={
+                **config.server_settings,
                 "WS_MAX_PENDING_RESPONSES": str(config.ws_max_pending_responses),
-                # GPU types keep the server's own choice (auto: PyTorch on the GPU).
-                **({} if config.is_gpu else {"ENGINE": config.cpu_engine, "DEVICE": "cpu"}),
+                # Never the server's auto choice: on a GPU type a host without a usable GPU must
+                # fail /ping (with the reason) rather than serve ten times slower on the CPU.
+                "ENGINE": config.engine,
+                "DEVICE": config.device,
             },
             rollback_alarms=alarms.rollback_triggers,
         )

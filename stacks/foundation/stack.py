@@ -12,7 +12,14 @@ from stacks.foundation.invoker_policy import invoker_policy
 from stacks.foundation.model_bucket import ModelBucket
 from stacks.foundation.model_key import model_key
 from stacks.foundation.validator_role import validator_role
+from stacks.lint_suppressions import skip_checkov
 from stacks.naming import image_repository_arn, rollback_alarm_names
+
+ENDPOINT_LOGS_REASON = (
+    "CloudWatch Logs encrypts every log group at rest; SageMaker writes the container's output here (start-up "
+    "phases, lifecycle lines, errors with their tracebacks; no audio), and a customer-managed key would need a "
+    "key policy for the logs service, whose mistake would stop the endpoint's logging when it is needed most."
+)
 
 
 class FoundationStack(Stack):
@@ -34,6 +41,7 @@ class FoundationStack(Stack):
             # Named group: retaining it would block re-creating the stack under the same name.
             removal_policy=RemovalPolicy.DESTROY,
         )
+        skip_checkov(self.log_group, "CKV_AWS_158", ENDPOINT_LOGS_REASON)
         self.execution_role = execution_role(
             self,
             bucket=self.bucket,

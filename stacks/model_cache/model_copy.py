@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aws_cdk import CustomResource, Duration, RemovalPolicy, Size, Stack
-from aws_cdk import aws_iam as iam, aws_kms as kms, aws_logs as logs
+from aws_cdk import CustomResource, Duration, Size, Stack
+from aws_cdk import aws_iam as iam, aws_kms as kms
 from aws_cdk import aws_s3 as s3, aws_s3_assets as s3_assets
 from constructs import Construct
 
-from stacks.lambda_shared import handler_function, write_own_logs
+from stacks.lambda_shared import handler_function, handler_log_group, write_own_logs
 
 from stacks.nag import acknowledge, wildcard_resource
 
@@ -37,9 +37,7 @@ class ModelCopy(Construct):
         super().__init__(scope, id)
         prefix = f"{model_id}/{revision}/"
         objects = bucket.arn_for_objects(f"{prefix}*")
-        log_group = logs.LogGroup(
-            self, "Logs", retention=logs.RetentionDays.THREE_MONTHS, removal_policy=RemovalPolicy.DESTROY
-        )
+        log_group = handler_log_group(self)
         statements = [
             write_own_logs(log_group),
             # The handler lists this revision's prefix to learn what is copied already

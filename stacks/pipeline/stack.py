@@ -1,8 +1,8 @@
 """The delivery pipeline (CDK Pipelines, self-mutating):
 
-  source (CodeConnections) -> synth: the stack tests (snapshots, cdk-nag, cfn-lint), then
-  cdk synth -> image assets, built once and published to every stage's account ->
-  staging -> validation -> manual approval (switchable) -> prod -> validation
+  source (CodeConnections) -> synth: the stack tests (snapshots, cdk-nag, cfn-lint, checkov),
+  then cdk synth -> image assets, built once and published to every stage's account ->
+  staging -> validation -> load stage -> manual approval (switchable) -> prod -> validation
 
 Each stage is the same KokoroStage that `make deploy` deploys, with its own account,
 region and name prefix. A failing step stops the run where it fails.
@@ -16,8 +16,10 @@ from constructs import Construct
 from stacks.config import DeploymentConfig
 from stacks.environments import StageEnv
 from stacks.pipeline.config import PipelineConfig
+from stacks.pipeline.checkov import skip_pipeline_checks
+from stacks.pipeline.cli_versions import cdk_assets_cli, cdk_cli
 from stacks.pipeline.nag import acknowledge_pipeline_findings
-from stacks.pipeline.validation import validation_step
+from stacks.pipeline.validation import load_step, validation_step
 from stacks.stage import KokoroStage
 
 # Amazon Linux 2023 standard 5.0: Python 3.12, Node 22, Docker with the buildx component.
@@ -61,6 +63,9 @@ class PipelineStack(Stack):
             pipeline_name=f"{config.name_prefix}-delivery",
             synth=synth,
             self_mutation=True,
+            # The generated steps' CLIs, at package.json's pins (not aws-cdk@2, cdk-assets@latest).
+            cli_version=cdk_cli(),
+            cdk_assets_cli_version=cdk_assets_cli(),
             # A KMS key on the artifacts: needed when a stage's account is not the pipeline's,
             # and kept for one account too, so every CodeBuild project encrypts with it.
             cross_account_keys=True,
@@ -73,12 +78,8 @@ class PipelineStack(Stack):
                 timeout=Duration.hours(2),
             ),
         )
-        self.report_group = codebuild.ReportGroup(
-            self, "ValidationReports",
-            report_group_name=f"{config.name_prefix}-endpoint-validation",
-            type=codebuild.ReportGroupType.TEST,
-            removal_policy=RemovalPolicy.DESTROY,
-        )
+        self.report_group = self._report_group("ValidationReports", f"{config.name_prefix}-endpoint-validation")
+        self.load_report_group = self._report_group("LoadReports", f"{config.name_prefix}-load-stage")
         pipeline_account = settings.pipeline_account
         for env, pre in ((settings.staging, []), (settings.prod, self._approval(settings))):
             stage = KokoroStage(
@@ -87,15 +88,25 @@ class PipelineStack(Stack):
                 env=Environment(account=env.account, region=env.region),
                 validator_account=pipeline_account,
             )
-            self.pipeline.add_stage(stage, pre=pre, post=[self._validation(stage, env, source, config)])
+            self.pipeline.add_stage(stage, pre=pre, post=self._checks(stage, env, source, config))
         self.pipeline.build_pipeline()
         acknowledge_pipeline_findings(self, self.pipeline.pipeline)
+        skip_pipeline_checks(self, self.pipeline.pipeline)
 
-    def _validation(self, stage: KokoroStage, env: StageEnv, source, config: DeploymentConfig):
-        return validation_step(
-            stage, env, source=source, report_group=self.report_group, build_image=BUILD_IMAGE,
-            max_pending=config.ws_max_pending_responses,
-        )
+    def _report_group(self, id: str, name: str) -> codebuild.ReportGroup:
+        return codebuild.ReportGroup(self, id, report_group_name=name, type=codebuild.ReportGroupType.TEST,
+                                     removal_policy=RemovalPolicy.DESTROY)
+
+    def _checks(self, stage: KokoroStage, env: StageEnv, source, config: DeploymentConfig) -> list[pipelines.Step]:
+        """The contract validation; on staging, then the load stage (never against prod)."""
+        validate = validation_step(stage, env, config, source=source, report_group=self.report_group,
+                                   build_image=BUILD_IMAGE)
+        if env.name != "staging":
+            return [validate]
+        load = load_step(stage, env, config, source=source, report_group=self.load_report_group,
+                         build_image=BUILD_IMAGE)
+        load.add_step_dependency(validate)
+        return [validate, load]
 
     @staticmethod
     def _approval(settings: PipelineConfig) -> list[pipelines.Step]:
@@ -103,6 +114,7 @@ class PipelineStack(Stack):
             return []
         return [pipelines.ManualApprovalStep(
             "PromoteToProd",
-            comment="Staging passed scripts/validate_endpoint.py (see the validation report group). "
+            comment="Staging passed scripts/validate_endpoint.py and the load stage within its budget (see the "
+                    "validation and load-stage report groups, and LoadStaging's load.json and load.png). "
                     "Approve to deploy this commit to prod.",
         )]

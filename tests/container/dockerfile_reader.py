@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from pathlib import Path
 
@@ -24,14 +25,34 @@ def instructions() -> list[tuple[str, str]]:
     return [(text.split(None, 1)[0].upper(), text.split(None, 1)[1].strip()) for text in logical]
 
 
-def stages() -> dict[str, list[tuple[str, str]]]:
-    """Instructions per build stage, by stage name; the last (unnamed) stage is "final"."""
+def arg_defaults(instructions_: list[tuple[str, str]]) -> dict[str, str]:
+    """NAME -> default of the ARG instructions among these ('' for an ARG without one)."""
+    pairs = (arg.partition("=") for name, arg in instructions_ if name == "ARG")
+    return {key: value for key, _, value in pairs}
+
+
+def global_args() -> dict[str, str]:
+    """The ARGs before the first FROM: the only ones a FROM line may use."""
+    found = instructions()
+    first_from = next(i for i, (name, _) in enumerate(found) if name == "FROM")
+    return arg_defaults(found[:first_from])
+
+
+def resolve(text: str, values: dict[str, str]) -> str:
+    """`${NAME}` and `$NAME` replaced by their values, as the builder does."""
+    return re.sub(r"\$\{(\w+)\}|\$(\w+)", lambda m: values[m.group(1) or m.group(2)], text)
+
+
+def stages(build_args: dict[str, str] | None = None) -> dict[str, list[tuple[str, str]]]:
+    """Instructions per build stage, by stage name; the last (unnamed) stage is "final". The
+    FROM lines' images are resolved with the global ARGs' defaults and `build_args`."""
+    values = global_args() | (build_args or {})
     found: dict[str, list[tuple[str, str]]] = {}
     current: list[tuple[str, str]] = []
     for name, arg in instructions():
         if name == "FROM":
             words = arg.split()
-            current = found.setdefault(words[2] if len(words) == 3 else "final", [("FROM", words[0])])
+            current = found.setdefault(words[2] if len(words) == 3 else "final", [("FROM", resolve(words[0], values))])
             continue
         current.append((name, arg))
     return found
@@ -64,9 +85,13 @@ def env(stage: str = "final") -> dict[str, str]:
     return values
 
 
-def runtime_user() -> dict[str, str]:
-    """The final USER and the useradd options that created it."""
+def runtime_user(build_args: dict[str, str] | None = None) -> dict[str, str]:
+    """The final USER (its ARG resolved with `build_args` over the defaults): its name and uid,
+    and for the image's own user the gid and home its useradd gave it."""
     [user] = args("USER", "final")
+    user = resolve(user, arg_defaults(stages()["final"]) | (build_args or {}))
+    if user == "root":
+        return {"name": "root", "uid": "0", "gid": "0", "home": "/root"}
     [useradd] = [cmd for run in args("RUN", "final") for cmd in run.split("&&") if "useradd" in cmd]
     words = useradd.split()
     assert words[-1] == user

@@ -9,12 +9,14 @@ import pytest
 
 from dockerfile_reader import DOCKERFILE, REPO, REQUIREMENTS, args, env, image_args, image_stages, instructions, runtime_user, stages
 
+ECR_PUBLIC_UBUNTU = "public.ecr.aws/docker/library/ubuntu:24.04"
+
 
 def test_plain_ubuntu_base_with_python_312_and_no_second_cuda():
     # The torch wheel brings the CUDA libraries it loads (nvidia/ in the venv, through its
     # RPATH): a CUDA base image would ship them twice (the README's "Image and cold start").
     bases = [s[0][1] for s in stages().values()]
-    assert bases == ["ubuntu:24.04", "runtime", "runtime"]  # 24.04 ships 3.12
+    assert bases == [ECR_PUBLIC_UBUNTU, "runtime", "runtime"]  # 24.04 ships 3.12
     assert not any("cuda" in base for base in bases)
     assert any("apt-get install" in a and "python3" in a.split() for a in args("RUN", "runtime"))
     # What nvidia/cuda images told the NVIDIA container toolkit: mount the driver and the GPUs,
@@ -23,6 +25,32 @@ def test_plain_ubuntu_base_with_python_312_and_no_second_cuda():
     assert values["NVIDIA_VISIBLE_DEVICES"] == "all"
     assert set(values["NVIDIA_DRIVER_CAPABILITIES"].split(",")) >= {"compute", "utility"}
     assert values["NVIDIA_REQUIRE_CUDA"] == "cuda>=13.0"
+
+
+def test_the_base_comes_from_ecr_public_not_docker_hub_and_a_build_argument_overrides_it():
+    """Docker Hub limits anonymous pulls per address, which CodeBuild's shared addresses reach
+    (aws/aws-cdk#11774); ECR Public mirrors the Docker official images."""
+    [first] = instructions()[:1]
+    assert first == ("ARG", f"BASE_IMAGE={ECR_PUBLIC_UBUNTU}")  # before FROM: the only place FROM can read it
+    assert stages()["runtime"][0] == ("FROM", ECR_PUBLIC_UBUNTU)
+    mirror = "123456789012.dkr.ecr.eu-west-1.amazonaws.com/docker-hub/library/ubuntu:24.04"
+    assert stages({"BASE_IMAGE": mirror})["runtime"][0] == ("FROM", mirror)
+    assert not [arg for name, arg in instructions() if name == "FROM" and arg.split()[0].startswith(("ubuntu", "docker.io"))]
+
+
+def test_the_user_is_a_build_argument_tts_by_default_root_on_request():
+    assert runtime_user()["name"] == "tts"
+    assert runtime_user({"CONTAINER_USER": "root"}) == {"name": "root", "uid": "0", "gid": "0", "home": "/root"}
+    # Anything else stops the build (a typo must not become a user that does not exist at run time).
+    [guard] = [c for run in args("RUN", "final") for c in run.split("&&") if "CONTAINER_USER" in c]
+    assert 'in tts|root) ;;' in guard and "exit 1" in guard
+
+
+def test_the_stacks_know_the_uid_of_each_user_the_image_can_run_as():
+    """The validator's --expect-uid comes from stacks/config.py's copy of these uids."""
+    from stacks.config import CONTAINER_UIDS
+
+    assert {user: int(runtime_user({"CONTAINER_USER": user})["uid"]) for user in CONTAINER_UIDS} == CONTAINER_UIDS
 
 
 def test_the_image_holds_no_test_or_development_package():

@@ -68,6 +68,10 @@ class Breakage:
     def to_client(self, frame: Frame) -> list[Frame]:
         return [frame]
 
+    def hold_s(self, frame: Frame) -> float:
+        """Seconds to wait before this server frame goes on (and everything after it)."""
+        return 0.0
+
     def request_body(self, body: dict) -> dict:
         return body
 
@@ -88,6 +92,14 @@ class ClosesAfterFirstResponse(Breakage):
             self.hang_up = self.hang_up or event.get("type") == "response.done"
             return event
         return edit(frame, hang_up)
+
+
+class ServerInfoMissing(Breakage):
+    name, fails, rule = "server_info_missing", ("server.runs_on",), \
+        "session.created does not say what serves (no `server`: engine, device, ...)"
+
+    def to_client(self, frame):
+        return edit(frame, lambda e: {k: v for k, v in e.items() if k != "server"} if e.get("type") == "session.created" else e)
 
 
 class OpenNotRequired(Breakage):
@@ -301,8 +313,41 @@ class OverloadAnsweredLate(Breakage):
         return Response(body, status_code=reply.status_code, headers=dict(reply.headers))
 
 
+def _is_event(frame: Frame, kind: str) -> bool:
+    try:
+        event = json.loads(frame)
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(event, dict) and event.get("type") == kind
+
+
+# The load stage's breakages (tests/scripts/test_load_stage.py): correct replies, but slow or cut.
+class SlowFirstAudio(Breakage):
+    name, rule = "slow_first_audio", "holds each response's first audio chunk for HOLD_S"
+    HOLD_S = 4.0  # past the CPU budget's TTFA p95 (stacks/load_budget.py: 3000 ms)
+
+    def __init__(self):
+        self.started: set[str] = set()
+
+    def hold_s(self, frame):
+        if not _is_event(frame, "audio.chunk"):
+            return 0.0
+        response_id = json.loads(frame)["response_id"]
+        first = response_id not in self.started
+        self.started.add(response_id)
+        return self.HOLD_S if first else 0.0
+
+
+class DropsSessions(Breakage):
+    name, rule = "drops_sessions", "ends the session (1000) at a response's first audio chunk"
+
+    def to_client(self, frame):
+        self.hang_up = self.hang_up or _is_event(frame, "audio.chunk")
+        return [frame]
+
+
 FAMILY: list[type[Breakage]] = [
-    ClosesAfterFirstResponse, OpenNotRequired, DuplicateIdsAccepted, WrongFormatBytes, SampleRateIgnored, QueuedCancelIgnored, NoQueueBound, DuplicateDone, MissingDone,
+    ClosesAfterFirstResponse, ServerInfoMissing, OpenNotRequired, DuplicateIdsAccepted, WrongFormatBytes, SampleRateIgnored, QueuedCancelIgnored, NoQueueBound, DuplicateDone, MissingDone,
     TimestampsOutOfOrder, TimestampsPastAudio, MaxLengthIgnored, BinaryFramesRefused, NoInvocationsRoute,
     ErrorsWithoutEnvelope, OverloadAnsweredLate,
 ]
@@ -342,6 +387,8 @@ def relay_app(upstream_http: str, breakage: type[Breakage]) -> Starlette:
             async def to_client():
                 with contextlib.suppress(ConnectionClosed):
                     async for frame in upstream:
+                        if hold := broken.hold_s(frame):
+                            await asyncio.sleep(hold)
                         for out in broken.to_client(frame):
                             await (websocket.send_text(out) if isinstance(out, str) else websocket.send_bytes(out))
                         if broken.hang_up:

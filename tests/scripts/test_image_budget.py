@@ -42,6 +42,6 @@ def test_the_report_splits_the_venv_by_package_and_names_the_base(tmp_path):
     assert data["cuda_packages_mb"] == {"nvidia-cublas": 2.0}
     assert data["packages_mb"]["nvidia-* and cuda-* (CUDA libraries of the torch wheel)"] == 2.0
     assert data["venv_mb"] >= 5  # every file of the venv, bytecode included
-    assert data["base"]["image"] == base_image() == "ubuntu:24.04"
+    assert data["base"]["image"] == base_image() == "public.ecr.aws/docker/library/ubuntu:24.04"
     assert data["base"]["cuda_libraries_mb"] == 0  # a CUDA base would count the wheel's copies twice
     assert 0 < data["code_mb"] < 5

@@ -105,4 +105,24 @@ def test_an_unknown_json_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown benchmark JSON"):
         kind_of({"something": 1})
     assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-peers", "bench-scaling", "bench-startup",
-                          "gpu-check"}
+                          "gpu-check", "load-stage"}
+
+
+LOAD = {"benchmark": "load-stage", "target": "SageMaker endpoint e (us-east-1)", "passed": False,
+        "budget": {"ttfa_p95_ms": 1000, "ttfa_p99_ms": 2000, "shed_free_sessions": 10},
+        "levels": [{"sessions": 1, "ttfa_p50_ms": 300, "ttfa_p95_ms": 350, "ttfa_p99_ms": 360, "audio_s_per_s": 0.6,
+                    "sheds": 0, "errors": 0},
+                   {"sessions": 50, "ttfa_p50_ms": None, "ttfa_p95_ms": None, "ttfa_p99_ms": None,
+                    "audio_s_per_s": 0.0, "sheds": 7, "errors": 2}]}
+
+
+def test_the_load_stage_plot_draws_the_percentiles_against_the_budget_and_counts_what_went_wrong(tmp_path):
+    ttfa, throughput, outcomes = PLOTS["load-stage"](LOAD).axes
+    lines = {line.get_label(): list(line.get_ydata()) for line in ttfa.lines}
+    assert lines["TTFA p95"][0] == 350 and str(lines["TTFA p95"][1]) == "nan"  # no turn answered: no point
+    assert lines["p95 budget 1000 ms"] == [1000, 1000] and lines["p99 budget 2000 ms"] == [2000, 2000]
+    assert [list(line.get_ydata()) for line in throughput.lines] == [[0.6, 0.0]]
+    assert bar_heights(outcomes, "#a0aec0") == [0, 7] and bar_heights(outcomes, "#c53030") == [0, 2]
+    assert "BUDGET MISSED" in ttfa.figure.get_suptitle()
+    png = save_plot(tmp_path / "load.json", LOAD, png=tmp_path / "elsewhere.png")
+    assert png == tmp_path / "elsewhere.png" and png.read_bytes().startswith(PNG_MAGIC)

@@ -5,6 +5,7 @@ import asyncio
 import importlib.util
 import io
 import json
+import os
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -54,7 +55,7 @@ def failed(report: dict) -> set[str]:
 
 
 # Every check, in groups: one validator run per group keeps each test short on a busy machine.
-GROUPS = {"session": "open.*,session.*,cancel.*,queue.*,close.*", "errors": "errors.*", "formats": "format.*",
+GROUPS = {"session": "server.*,open.*,session.*,cancel.*,queue.*,close.*", "errors": "errors.*", "formats": "format.*",
           "timing": "timestamps.*,max_length.*", "http": "http.*", "overload": "overload.*"}
 
 
@@ -140,6 +141,52 @@ async def test_a_missing_route_fails_unless_skipped_by_flag_and_the_report_says_
                                 "http.sse": "skip", "http.error": "skip"}
     assert {c["detail"] for c in report["checks"] if c["status"] == "skip"} == {"skipped on request (--skip http.*)"}
     assert "1 passed, 0 failed, 4 skipped" in output
+
+
+async def test_a_server_on_another_device_than_the_deploy_asked_for_fails(speech_server, tmp_path, capsys):
+    """A GPU deploy passes --expect-device cuda: an endpoint that serves from the CPU (no usable GPU,
+    a silent fallback) fails server.runs_on, and the report says what it runs on."""
+    uid = str(os.getuid())
+    code, output, report = await validate_here(capsys, "--url", speech_server.ws_url, "--checks", "server.*",
+                                               "--expect-device", "cuda", "--expect-uid", uid, reports=tmp_path)
+    assert code == 1, output
+    [check] = report["checks"]
+    assert check["name"] == "server.runs_on" and check["status"] == "fail"
+    assert "runs on 'cpu', the deploy asked for 'cuda'" in check["detail"]
+    assert "kokoro-82m-int8-onnx on cpu (int8)" in check["detail"]
+    code, output, report = await validate_here(capsys, "--url", speech_server.ws_url, "--checks", "server.*",
+                                               "--expect-device", "cpu", "--expect-uid", uid, reports=tmp_path)
+    assert code == 0, output
+    code, output, report = await validate_here(capsys, "--url", speech_server.ws_url, "--checks", "server.*",
+                                               "--expect-uid", str(int(uid) + 1), reports=tmp_path)
+    assert code == 1 and f"runs as uid {uid}, the deploy asked for {int(uid) + 1}" in report["checks"][0]["detail"]
+
+
+def test_role_arn_is_assumed_in_the_validators_own_process(monkeypatch):
+    """--role-arn: sts:AssumeRole with the caller's credentials (moto's STS here); the role's
+    credentials go to the SageMaker target, never into an environment variable."""
+    import boto3
+    from moto import mock_aws
+
+    from tts_client.validation.target import target_for
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    before = dict(os.environ)
+    with mock_aws():
+        role = boto3.client("iam", region_name="us-east-1").create_role(
+            RoleName="kokoro-tts-staging-validator", AssumeRolePolicyDocument="{}")["Role"]["Arn"]
+        args = validator.parse_args(["--endpoint", "kokoro-tts-staging-endpoint", "--region", "us-east-1",
+                                     "--role-arn", role])
+        target = target_for(args, "validate-endpoint")
+    credentials = target.options["sagemaker"]["credentials"]
+    assert credentials.access_key_id != "testing" and credentials.session_token
+    assert target.http is not None and dict(os.environ) == before
+
+
+def test_role_arn_needs_an_endpoint():
+    with pytest.raises(SystemExit):
+        validator.parse_args(["--url", "ws://127.0.0.1:1/x", "--role-arn", "arn:aws:iam::111111111111:role/r"])
 
 
 async def test_an_unreachable_target_exits_2(tmp_path):

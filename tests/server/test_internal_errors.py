@@ -35,7 +35,7 @@ class FailingSynthesizer(CountingSynthesizer):
     'BOOM' in a sentence raises SECRET after its model run, language 'zz' while the request is
     being handled."""
 
-    backend = SimpleNamespace(name="failing-test-engine", device="cpu")
+    backend = SimpleNamespace(name="failing-test-engine", device="cpu", precision="fp32")
 
     def __init__(self):
         super().__init__(samples=4800)

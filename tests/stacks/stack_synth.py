@@ -140,3 +140,18 @@ def normalize_pipeline(node):
     if isinstance(node, list):
         return [normalize_pipeline(v) for v in node]
     return _DESTINATION.sub(r"\1<id>", _ANY_HASH.sub("<hash>", node)) if isinstance(node, str) else node
+
+
+def every_template() -> dict[str, dict]:
+    """Every template the suite synthesizes, by a readable name: the default stage, the CPU
+    variant, the pipeline's stages, the pipeline stack, and with prod in another region the
+    support stack CDK adds (cfn-lint and checkov both go over all of them)."""
+    default, cpu, pipeline = synthesize(), synthesize(instanceType="ml.c7i.xlarge"), synthesize_pipeline()
+    found = {f"default/{stack}": default.templates[stack] for stack in STACKS}
+    found["cpu/Endpoint"] = cpu.templates["Endpoint"]
+    for path in sorted(pipeline.outdir.glob("assembly-*/*.template.json")):
+        found[f"pipeline/{path.parent.name}/{path.name.removesuffix('.template.json')}"] = json.loads(path.read_text())
+    found["pipeline/Pipeline"] = pipeline.templates["Pipeline"]
+    for path in sorted(synthesize_pipeline(prodRegion="eu-west-1").outdir.glob("*.template.json")):
+        found[f"pipeline-cross-region/{path.name.removesuffix('.template.json')}"] = json.loads(path.read_text())
+    return found

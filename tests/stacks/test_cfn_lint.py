@@ -1,6 +1,7 @@
 """cfn-lint (the AWS CloudFormation linter, with the Service Authorization Reference's IAM
 actions) over every synthesized template: the default stage, the CPU variant, the pipeline
-and the pipeline's stages. No finding at all, except the warnings named here with why."""
+and the pipeline's stages. No finding at all, except the warnings named here with why, and
+those a resource turns off for itself (stacks/lint_suppressions.py), each with its reason."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 
 import pytest
 from cfnlint.api import ManualArgs, lint
-from stack_synth import STACKS, synthesize, synthesize_pipeline
+from stack_synth import every_template
 
 IGNORED = {
     # CDK's Lambda functions list their role in DependsOn as well as in Role (GetAtt), so
@@ -18,24 +19,13 @@ IGNORED = {
 REGIONS = ["us-east-1", "eu-west-1"]
 
 
-def templates() -> dict[str, dict]:
-    default, cpu, pipeline = synthesize(), synthesize(instanceType="ml.c7i.xlarge"), synthesize_pipeline()
-    found = {f"default/{stack}": default.templates[stack] for stack in STACKS}
-    found["cpu/Endpoint"] = cpu.templates["Endpoint"]
-    for path in sorted(pipeline.outdir.glob("assembly-*/*.template.json")):
-        found[f"pipeline/{path.parent.name}/{path.name.removesuffix('.template.json')}"] = json.loads(path.read_text())
-    # The pipeline stack, and with prod in another region the support stack CDK adds.
-    for path in sorted(synthesize_pipeline(prodRegion="eu-west-1").outdir.glob("*.template.json")):
-        found[f"pipeline/{path.name.removesuffix('.template.json')}"] = json.loads(path.read_text())
-    return found
-
-
-TEMPLATES = templates()
+TEMPLATES = every_template()
 
 
 def test_every_stage_template_is_linted():
     assert len([name for name in TEMPLATES if name.startswith("pipeline/assembly-")]) == 6
-    assert {"pipeline/Pipeline", "pipeline/cross-region-stack-333333333333_eu-west-1"} <= set(TEMPLATES)
+    assert {"pipeline/Pipeline", "pipeline-cross-region/Pipeline",
+            "pipeline-cross-region/cross-region-stack-333333333333_eu-west-1"} <= set(TEMPLATES)
 
 
 @pytest.mark.parametrize("name", sorted(TEMPLATES))
@@ -50,3 +40,31 @@ def test_cfn_lint_knows_the_iam_actions_it_checks():
         "Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Resource": "*",
                                                 "Action": "sagemaker:InvokeEndpointWithBidirectionalStream"}]}}}}}
     assert "W3037" in {m.rule.id for m in lint(json.dumps(template), config=ManualArgs(regions=REGIONS))}
+
+
+def resource_ignores() -> list[tuple[str, str, str, str]]:
+    """(template, resource, rule, reason) for every rule a resource turns off for itself."""
+    found = []
+    for name, template in TEMPLATES.items():
+        for resource, body in template.get("Resources", {}).items():
+            config = body.get("Metadata", {}).get("cfn-lint", {}).get("config", {})
+            found += [(name, resource, rule, config.get("ignore_reasons", {}).get(rule, ""))
+                      for rule in config.get("ignore_checks", [])]
+    return found
+
+
+def test_each_rule_a_resource_turns_off_is_explained_there():
+    ignores = resource_ignores()
+    assert ignores, "the invoker policy turns W3037 off (stacks/foundation/invoker_policy.py)"
+    assert {rule for _, _, rule, _ in ignores} == {"W3037"}
+    for name, resource, rule, reason in ignores:
+        assert len(reason) >= 80, (name, resource, rule)
+
+
+def test_without_its_own_suppression_the_invoker_policy_is_a_w3037_warning():
+    """The suppression is what silences it: the same template, its metadata dropped, warns."""
+    template = json.loads(json.dumps(TEMPLATES["default/Foundation"]))
+    [(_, resource, _, _)] = [i for i in resource_ignores() if i[0] == "default/Foundation"]
+    del template["Resources"][resource]["Metadata"]["cfn-lint"]
+    matches = lint(json.dumps(template), config=ManualArgs(regions=REGIONS, ignore_checks=list(IGNORED)))
+    assert [(m.rule.id, m.path[1]) for m in matches] == [("W3037", resource)]

@@ -94,3 +94,89 @@ def test_readme_lists_every_context_key_with_its_default():
             assert default.startswith("empty"), key
         else:
             assert default == f"`{json.dumps(value) if isinstance(value, bool) else value}`", key
+
+
+def test_a_deploy_may_set_any_server_setting_by_its_variable():
+    """serverSettings: every Settings field of container/tts_server/settings.py (read from its syntax
+    tree, the server not imported) but the few the deploy sets itself."""
+    from stacks import server_settings
+
+    config = load(serverSettings='{"PREEMPTION": "off", "TARGET_FIRST_AUDIO_MS": 1500, "MAX_SESSIONS": "64"}')
+    assert config.server_settings == {"PREEMPTION": "off", "TARGET_FIRST_AUDIO_MS": "1500", "MAX_SESSIONS": "64"}
+    assert load(serverSettings={"VOICE_FALLBACK": "strict"}).server_settings == {"VOICE_FALLBACK": "strict"}  # cdk.json
+    assert {"PREEMPTION", "TARGET_FIRST_AUDIO_MS", "SESSION_IDLE_TIMEOUT_S", "BULBUL_SPEAKER_MAP"} <= set(
+        server_settings.settable())
+    assert set(server_settings.RESERVED) <= set(server_settings.setting_names())  # each reserved name is real
+
+
+def test_the_settable_names_follow_the_servers_settings_without_importing_it():
+    """The names are the server's own: what Settings declares (imported here, where the server's
+    packages are), upper-cased; a new field is settable at once."""
+    from tts_server.settings import Settings
+
+    from stacks import server_settings
+
+    assert server_settings.setting_names() == tuple(name.upper() for name in Settings.model_fields)
+
+
+@pytest.mark.parametrize("value,says", [
+    ('{"PREEMTION": "off"}', "PREEMTION: not a server setting"),
+    ('{"preemption": "off"}', "preemption: not a server setting (did you mean PREEMPTION?)"),
+    ('{"DEVICE": "cpu"}', "DEVICE: not settable here (set by instanceType"),
+    ('{"WS_MAX_PENDING_RESPONSES": 3}', "set by wsMaxPendingResponses"),
+    ('{"PREEMPTION": false}', "PREEMPTION: expected a string or a number as the server reads it, got False"),
+    ("PREEMPTION=off", 'expected a JSON object such as {"PREEMPTION": "off"}'),
+])
+def test_a_server_setting_that_cannot_be_set_names_itself_and_what_may_be(value, says):
+    with pytest.raises(ConfigError) as error:
+        load(serverSettings=value)
+    assert says in str(error.value)
+    if "not a server setting" in says:
+        assert "a deploy may set: SHUTDOWN_DEADLINE_S, LANGUAGES" in str(error.value)
+
+
+def test_gpu_types_ask_for_cuda_and_pytorch_cpu_types_for_the_cpu():
+    gpu, cpu = load(), load(instanceType="ml.c7i.xlarge", cpuEngine="torch")
+    assert (gpu.engine, gpu.device, cpu.engine, cpu.device) == ("torch", "cuda", "torch", "cpu")
+    assert load(instanceType="ml.m5.xlarge").engine == "onnx"
+
+
+def test_the_load_budget_is_the_instance_familys_with_the_contexts_overrides():
+    from stacks.load_budget import CPU_BUDGET, GPU_BUDGET
+
+    assert load().load_budget == GPU_BUDGET and load(instanceType="ml.c7i.xlarge").load_budget == CPU_BUDGET
+    assert GPU_BUDGET.levels == CPU_BUDGET.levels == (1, 10, 50)
+    custom = load(loadLevels="1,5", loadSeconds="30", loadTtfaP99Ms="2500", loadShedFreeSessions="0").load_budget
+    assert (custom.levels, custom.seconds, custom.ttfa_p95_ms, custom.ttfa_p99_ms, custom.shed_free_sessions) == (
+        (1, 5), 30.0, GPU_BUDGET.ttfa_p95_ms, 2500, 0)
+    with pytest.raises(ConfigError, match=r"loadLevels='1,,5': expected session counts"):
+        load(loadLevels="1,,5")
+
+
+def test_the_container_user_is_tts_or_root():
+    assert (load().container_user, load().container_uid) == ("tts", 10001)
+    assert load(containerUser="root").container_uid == 0
+    with pytest.raises(ConfigError, match="containerUser='nobody'"):
+        load(containerUser="nobody")
+
+
+def test_every_field_says_what_it_means():
+    """The CDK context reference is generated from these descriptions."""
+    for name, field in DeploymentConfig.model_fields.items():
+        assert field.alias in CDK_CONTEXT or field.alias == "alarmTopicArn", name
+        assert field.description and len(field.description) >= 15, name
+
+
+def test_expectations_print_what_the_checks_after_a_deploy_are_told():
+    """`python -m stacks.expectations`: the GitHub workflow's source of the options the pipeline
+    writes at synth (stacks/pipeline/validation.py), from cdk.json and -c overrides."""
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "stacks.expectations", *args], cwd=REPO, capture_output=True,
+                              text=True, timeout=60)
+
+    assert run("validate").stdout.split() == ["--expect-device", "cuda", "--expect-uid", "10001", "--max-pending", "15"]
+    assert run("validate", "-c", "instanceType=ml.c7i.xlarge", "-c", "containerUser=root").stdout.split()[:4] == [
+        "--expect-device", "cpu", "--expect-uid", "0"]
+    assert "--ttfa-p95-ms 3000" in run("load", "-c", "instanceType=ml.c7i.xlarge").stdout
+    broken = run("load", "-c", "instanceType=ml.p9.huge")
+    assert broken.returncode == 2 and "instanceType='ml.p9.huge'" in broken.stderr

@@ -30,6 +30,8 @@ class Context:
     timeout: float = 90
     overload_burst: int = 16  # requests sent at once by overload.shed
     shed_within: float = 2.0  # seconds a 503 may take to come back
+    expect_device: str | None = None  # what the deploy asked for (server.runs_on); None: not checked
+    expect_uid: int | None = None
     cache: dict = field(default_factory=dict)  # results shared between checks (a reference duration)
 
 

@@ -77,6 +77,7 @@ class RunControl:
 class AcousticBackend(Protocol):
     name: str
     device: str  # where inference runs: "cpu" or "cuda"
+    precision: str  # the weights' and activations' number format: "int8" (ONNX export) or "fp32"
     max_tokens: int  # phoneme tokens per inference, pads excluded
     vocab: Mapping[str, int]
     voices: Mapping[str, np.ndarray]  # Kokoro voice id ("af_heart") -> style pack (max_tokens, 256)

@@ -39,6 +39,7 @@ def load_model_bytes() -> bytes:
 class OnnxBackend:
     name = "kokoro-82m-int8-onnx"
     device = "cpu"
+    precision = "int8"
     max_tokens = 510
 
     def __init__(self, threads: int | None = None):

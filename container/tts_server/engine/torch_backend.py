@@ -28,12 +28,27 @@ def pick_device(requested: str) -> str:
     if requested == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if requested == "cuda" and not torch.cuda.is_available():
-        raise ModelDirError("DEVICE=cuda: no CUDA device is available (use DEVICE=auto or cpu)")
+        # Never a silent CPU fallback: a GPU deploy sets DEVICE=cuda, and /ping stays 503 with this.
+        raise ModelDirError(f"DEVICE=cuda: no CUDA device is available ({_cuda_problem()}); on SageMaker, "
+                            "check that the instance type has a GPU and its inference AMI's NVIDIA driver "
+                            "supports this torch build; DEVICE=cpu runs on the CPU on purpose")
     return requested
+
+
+def _cuda_problem() -> str:
+    """Why CUDA is unusable, in torch's words (no driver, a driver too old, no device)."""
+    if torch.version.cuda is None:
+        return f"torch {torch.__version__} is built without CUDA"
+    try:
+        torch.cuda.init()
+    except Exception as error:  # noqa: BLE001 - its message is the reason
+        return f"torch {torch.__version__} for CUDA {torch.version.cuda}: {' '.join(str(error).split())}"
+    return f"torch {torch.__version__} for CUDA {torch.version.cuda} finds {torch.cuda.device_count()} devices"
 
 
 class TorchBackend:
     name = "kokoro-82m-torch-fp32"
+    precision = "fp32"  # no autocast: true fp32 on CUDA too (TF32 off, below)
     # Pieces of different sessions per model run at most (batched_forward.py); MAX_BATCH overrides.
     # The scheduler uses only the sizes that its warm-up timings show pay. None does on a CPU
     # (docs/batching.md), and profiling batches of 2 and 4 there cost 10-60 s of every cold

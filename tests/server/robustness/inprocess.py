@@ -31,7 +31,7 @@ class CountingSynthesizer:
     """`samples` of a tone per sentence, at once; counts the sentences it assembled."""
 
     languages = ["ja"]
-    backend = SimpleNamespace(name="counting-test-engine", device="cpu")
+    backend = SimpleNamespace(name="counting-test-engine", device="cpu", precision="fp32")
     max_batch = 1
 
     def __init__(self, samples: int = 2400):

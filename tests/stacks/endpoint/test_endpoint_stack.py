@@ -27,7 +27,37 @@ def test_model_reads_the_cached_prefix_uncompressed_with_network_isolation(defau
     assert parts[0] == "s3://kokoro-tts-models-"
     assert parts[-1] == "/hexgrad/Kokoro-82M/f3ff3571791e39611d31c381e3a41a3af07b4987/"  # S3Prefix wants the '/'
     assert model["PrimaryContainer"]["Environment"] == {
-        "MODEL_DIR": "/opt/ml/model", "HF_HUB_OFFLINE": "1", "WS_MAX_PENDING_RESPONSES": "15"}
+        "MODEL_DIR": "/opt/ml/model", "HF_HUB_OFFLINE": "1", "WS_MAX_PENDING_RESPONSES": "15",
+        "ENGINE": "torch", "DEVICE": "cuda"}
+
+
+@pytest.mark.parametrize("instance_type", ["ml.g4dn.xlarge", "ml.g5.xlarge", "ml.g6.2xlarge", "ml.g6e.8xlarge"])
+def test_every_gpu_type_runs_pytorch_on_cuda_never_the_servers_auto_choice(synth, instance_type):
+    """With DEVICE=auto a host whose GPU is unusable would serve from the CPU, ten times slower,
+    and pass /ping; with DEVICE=cuda it fails /ping with the reason (tests/container/test_device.py)."""
+    environment = synth(instanceType=instance_type).one("Endpoint", "AWS::SageMaker::Model")["PrimaryContainer"]["Environment"]
+    assert (environment["ENGINE"], environment["DEVICE"]) == ("torch", "cuda")
+
+
+def test_a_deploy_sets_any_server_setting_through_server_settings(synth):
+    model = synth(serverSettings='{"PREEMPTION": "off", "TARGET_FIRST_AUDIO_MS": 1500, "LANGUAGES": "ja,en-us"}').one(
+        "Endpoint", "AWS::SageMaker::Model")
+    environment = model["PrimaryContainer"]["Environment"]
+    assert {k: environment[k] for k in ("PREEMPTION", "TARGET_FIRST_AUDIO_MS", "LANGUAGES")} == {
+        "PREEMPTION": "off", "TARGET_FIRST_AUDIO_MS": "1500", "LANGUAGES": "ja,en-us"}
+    assert (environment["ENGINE"], environment["DEVICE"], environment["MODEL_DIR"]) == ("torch", "cuda", "/opt/ml/model")
+
+
+def image_source(synth) -> dict:
+    [image] = synth.assets("Endpoint")["dockerImages"].values()
+    return image["source"]
+
+
+def test_the_image_is_built_for_the_user_and_base_the_context_names(default, synth):
+    assert image_source(default)["dockerBuildArgs"] == {"CONTAINER_USER": "tts"}  # the Dockerfile's base: ECR Public
+    other = image_source(synth(containerUser="root", baseImage="123456789012.dkr.ecr.eu-west-1.amazonaws.com/hub/ubuntu:24.04"))
+    assert other["dockerBuildArgs"] == {"CONTAINER_USER": "root",
+                                        "BASE_IMAGE": "123456789012.dkr.ecr.eu-west-1.amazonaws.com/hub/ubuntu:24.04"}
 
 
 def test_the_role_may_pull_the_image_before_the_endpoint_stack_exists(default):

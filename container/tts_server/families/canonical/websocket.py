@@ -67,6 +67,9 @@ class CanonicalDialect(Dialect):
             "audio_frames": event.audio_frames,
             "speed": options.speed,
             "speakers": options.book.speakers,
+            # What serves (engine, device, precision, batch limits, uid): behind SageMaker only the
+            # session and /invocations reach the container, so a client learns it here (/ping: the same).
+            "server": self._runtime.runs_on(),
         })
         return True
 
