@@ -20,11 +20,8 @@ from .batched_layers import adain_res_blk, adain_res_block1, frame_mask, leaky
 
 
 def decode(decoder: nn.Module, asr: Tensor, f0: Tensor, n: Tensor, s: Tensor, frames: Tensor,
-           seeds: Sequence[int] | None = None, source: Tensor | None = None) -> Tensor:
-    """asr (B, 512, T), f0/n (B, 2T) zero past 2*frames, s (B, 128) -> audio (B, 600 T), zero past each row.
-
-    source: the harmonic source (B, 600 T) when the caller made it (a window of a longer piece
-    takes its slice of the whole piece's source, so its phase and noise continue); else drawn here."""
+           seeds: Sequence[int] | None = None) -> Tensor:
+    """asr (B, 512, T), f0/n (B, 2T) zero past 2*frames, s (B, 128) -> audio (B, 600 T), zero past each row."""
     mask = frame_mask(frames, asr.shape[2])
     mask2 = frame_mask(2 * frames, 2 * asr.shape[2])
     f0_down = decoder.F0_conv(f0[:, None]) * mask
@@ -39,18 +36,19 @@ def decode(decoder: nn.Module, asr: Tensor, f0: Tensor, n: Tensor, s: Tensor, fr
         x = adain_res_blk(block, x, s, mask, mask2 if upsamples else mask)
         if upsamples:  # kokoro feeds the residual inputs up to the upsampling block only
             residual, mask = False, mask2
-    return generate(decoder.generator, x, s, f0, 2 * frames, seeds, source)
+    return generate(decoder.generator, x, s, f0, 2 * frames, seeds)
 
 
 def generate(gen: nn.Module, x: Tensor, s: Tensor, f0: Tensor, frames: Tensor,
-             seeds: Sequence[int] | None, source: Tensor | None = None) -> Tensor:
+             seeds: Sequence[int] | None) -> Tensor:
     """kokoro Generator.forward over rows of `frames` (B,) input frames each."""
     stft = gen.stft
     n_fft, hop = stft.filter_length, stft.hop_length
-    samples = frames * round(gen.f0_upsamp.scale_factor)
-    if source is None:
-        source = source_of(gen, f0, samples, seeds)
-    har = spectrum(source, samples, stft)
+    scale = round(gen.f0_upsamp.scale_factor)
+    samples = frames * scale
+    f0_up = gen.f0_upsamp(f0[:, None]).transpose(1, 2)  # (B, samples, 1)
+    har_source = harmonic_source(gen.m_source, f0_up, samples, seeds)
+    har = spectrum(har_source, samples, stft)
     har_frames = samples // hop + 1
     lengths = frames
     for i in range(gen.num_upsamples):
@@ -71,11 +69,6 @@ def generate(gen: nn.Module, x: Tensor, s: Tensor, f0: Tensor, frames: Tensor,
     x = gen.conv_post(leaky(x, 0.01))
     bins = n_fft // 2 + 1
     return inverse_spectrum(torch.exp(x[:, :bins]), torch.sin(x[:, bins:]), har_frames, stft)
-
-
-def source_of(gen: nn.Module, f0: Tensor, samples: Tensor, seeds: Sequence[int] | None = None) -> Tensor:
-    """The generator's harmonic source for pitch curves f0 (B, 2T) -> (B, 600 T)."""
-    return harmonic_source(gen.m_source, gen.f0_upsamp(f0[:, None]).transpose(1, 2), samples, seeds)
 
 
 def harmonic_source(source: nn.Module, f0: Tensor, samples: Tensor, seeds: Sequence[int] | None) -> Tensor:

@@ -15,8 +15,7 @@ import numpy as np
 import torch
 
 from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
-from .batched_decoder import decode, source_of
-from .batched_forward import Prosody, forward_batch, predict
+from .batched_forward import forward_batch
 from .model_dir import ModelDir, ModelDirError
 
 log = logging.getLogger(__name__)
@@ -113,30 +112,53 @@ class TorchBackend:
 
     def front(self, token_ids: Sequence[int], style: np.ndarray, speed: float,
               control: RunControl | None = None) -> Front:
-        """The batched forward's first half for one row (its durations equal kokoro's)."""
+        """kokoro's forward_with_tokens up to its decoder: durations, then text features, pitch and
+        energy per frame (the very tensors its decoder would get)."""
+        model = self.model
+        ids = torch.tensor([[0, *token_ids, 0]], dtype=torch.long, device=self.device)
+        ref_s = torch.from_numpy(np.asarray(style, dtype=np.float32).reshape(1, 256)).to(self.device)
         self._control = control
         try:
-            prosody = predict(self.model, [(token_ids, style, speed)])
+            with torch.inference_mode():
+                lengths = torch.full((1,), ids.shape[1], dtype=torch.long, device=self.device)
+                text_mask = torch.zeros_like(ids, dtype=torch.bool)
+                bert = model.bert(ids, attention_mask=(~text_mask).int())
+                d = model.predictor.text_encoder(model.bert_encoder(bert).transpose(-1, -2), ref_s[:, 128:], lengths,
+                                                 text_mask)
+                x, _ = model.predictor.lstm(d)
+                duration = torch.sigmoid(model.predictor.duration_proj(x)).sum(dim=-1) / speed
+                durations = torch.round(duration).clamp(min=1).long().reshape(-1)
+                frame_token = torch.repeat_interleave(torch.arange(ids.shape[1], device=self.device), durations)
+                alignment = torch.zeros((ids.shape[1], len(frame_token)), device=self.device)
+                alignment[frame_token, torch.arange(len(frame_token), device=self.device)] = 1
+                f0, energy = model.predictor.F0Ntrain(d.transpose(-1, -2) @ alignment[None], ref_s[:, 128:])
+                asr = model.text_encoder(ids, lengths, text_mask) @ alignment[None]
         finally:
             self._control = None
-        frames = int(prosody.frames[0])
-        energy = prosody.energy[0, : 2 * frames].reshape(frames, 2).mean(dim=1).cpu().numpy()
-        return Front(prosody.durations[0, : int(prosody.tokens[0])].cpu().numpy(), _Features(prosody), energy)
+        frames = len(frame_token)
+        per_frame = energy[0, : 2 * frames].reshape(frames, 2).mean(dim=1).cpu().numpy()
+        return Front(durations.cpu().numpy(), _Features(asr, f0, energy, ref_s[:, :128]), per_frame)
 
     def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
+        """kokoro's decoder over frames [start, end), its harmonic source the slice of the piece's own."""
         features: _Features = front.features
-        p, generator = features.prosody, self.model.decoder.generator
+        generator = self.model.decoder.generator
         self._control = control
         try:
             with torch.inference_mode():
                 if features.source is None:  # drawn once per piece: every window continues its phase and noise
-                    features.source = source_of(generator, p.f0, p.frames * SAMPLES_PER_DURATION_UNIT)
-                audio = decode(self.model.decoder, p.asr[:, :, start:end], p.f0[:, 2 * start : 2 * end],
-                               p.energy[:, 2 * start : 2 * end], p.styles[:, :128], torch.tensor([end - start], device=p.frames.device),
-                               source=features.source[:, start * SAMPLES_PER_DURATION_UNIT : end * SAMPLES_PER_DURATION_UNIT])
+                    f0_up = generator.f0_upsamp(features.f0[:, None]).transpose(1, 2)
+                    features.source = generator.m_source(f0_up)[0]
+                unit = SAMPLES_PER_DURATION_UNIT
+                own, generator.m_source = generator.m_source, _GivenSource(features.source[:, start * unit : end * unit])
+                try:
+                    audio = self.model.decoder(features.asr[:, :, start:end], features.f0[:, 2 * start : 2 * end],
+                                               features.energy[:, 2 * start : 2 * end], features.style)
+                finally:
+                    generator.m_source = own
         finally:
             self._control = None
-        return audio[0].float().cpu().numpy()
+        return audio.reshape(-1).float().cpu().numpy()
 
     def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]],
                     control: RunControl | None = None) -> list[Inference]:
@@ -150,11 +172,22 @@ class TorchBackend:
 
 
 class _Features:
-    """A piece's prosody, and its harmonic source once the first window drew it."""
+    """What kokoro's decoder reads for a piece, and its harmonic source once the first window drew it."""
 
-    def __init__(self, prosody: Prosody):
-        self.prosody = prosody
-        self.source: torch.Tensor | None = None
+    def __init__(self, asr, f0, energy, style):
+        self.asr, self.f0, self.energy, self.style = asr, f0, energy, style
+        self.source: torch.Tensor | None = None  # (1, samples, 1)
+
+
+class _GivenSource(torch.nn.Module):
+    """Stands in for the generator's harmonic source module during one window's decode."""
+
+    def __init__(self, source: torch.Tensor):
+        super().__init__()
+        self.source = source
+
+    def forward(self, f0):
+        return self.source, None, None
 
 
 def _voice_pack(path) -> np.ndarray:

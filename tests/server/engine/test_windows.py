@@ -173,3 +173,20 @@ def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
         splicer = Splicer(found, learned)
         spliced(splicer, found, decode)
     assert abs(learned.makeup_db + 20 * np.log10(0.7)) < 0.3, "learned from the splicer's own joins"
+
+
+def test_the_torch_engines_front_part_gives_kokoros_durations_and_its_windows_join_cleanly(model_dir):
+    from pathlib import Path
+
+    from tts_server.engine.model_dir import ModelDir
+    from tts_server.engine.torch_backend import TorchBackend
+
+    backend = TorchBackend(ModelDir(Path(model_dir)), device="cpu", threads=2)
+    ids = [backend.vocab[c] for c in "koɲɲiʨiβa."]
+    style = backend.voices[sorted(backend.voices)[0]][len(ids) - 1]
+    front = backend.front(ids, style, 1.0)
+    assert np.array_equal(front.durations, backend.infer(ids, style, 1.0).durations)
+    found = plan(front.durations, 0.29, front.energy)
+    splicer = Splicer(found)
+    audio, parts = spliced(splicer, found, lambda window, _: backend.decode(front, window.start, window.end))
+    assert len(found) >= 2 and join_faults(audio, found, parts, splicer.joins) == []
