@@ -118,7 +118,7 @@ class ModelRuntime:
         self.synthesizer = synthesizer
         self.profile = profile
         self.pacing = Pacing(profile[1], synthesizer.backend.max_tokens, **self._pacing_options)
-        self.first_part_s = self._time_first_part(synthesizer)
+        self.first_part_s = self._warm_up_first_pieces(synthesizer, phases)
         self.scheduler.runner = synthesizer.runner
         self.scheduler.measured(profile)
         self._ready.set()
@@ -149,20 +149,26 @@ class ModelRuntime:
             with timed(phases, f"G2P {other}"):
                 synthesizer.tokenize(sample, 0, len(sample), other)
         job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
-        profile = ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
-        with timed(phases, "first synthesis in windows"):  # the windowed path's own first-run set-up
-            synthesizer.synthesize(text, 0, len(text), style, 1.0, language, rtf=profile[1])
-        return profile
+        return ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
 
-    def _time_first_part(self, synthesizer: Synthesizer) -> float:
-        """Model seconds to the first audio of the warm-up sentence as a first piece (admission's unit)."""
+    def _warm_up_first_pieces(self, synthesizer: Synthesizer, phases: dict[str, float]) -> float:
+        """The warm-up sentence once more, as a response's first piece runs (in windows: their own
+        first-run set-up, and the first join teaches the first window's make-up gain): the model
+        seconds of its first part, admission's unit of first-audio work."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
-        piece = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book(language).resolve("default"), 1.0,
-                                    language)
+        style = synthesizer.voice_book(language).resolve("default")
+        piece = synthesizer.prepare(text, 0, len(text), style, 1.0, language)
         if self.pacing.first_window:
             piece = synthesizer.windowed(piece, self.pacing.rtf)
-        return _timed(synthesizer.runner.run, next(piece.parts()))
+        first_part_s = None
+        with timed(phases, "first piece in windows"):
+            for jobs in piece.parts():
+                began = time.perf_counter()
+                results = synthesizer.runner.run(jobs)
+                first_part_s = first_part_s or time.perf_counter() - began
+                synthesizer.assemble(piece, results, 0.0)
+        return first_part_s
 
     @staticmethod
     def _profile(synthesizer: Synthesizer, job, audio_s: float, phases: dict[str, float]) -> dict[int, float]:

@@ -35,7 +35,7 @@ class FailingSynthesizer(CountingSynthesizer):
     'BOOM' in a sentence raises SECRET after its model run, language 'zz' while the request is
     being handled."""
 
-    backend = SimpleNamespace(name="failing-test-engine", device="cpu", precision="fp32")
+    backend = SimpleNamespace(name="failing-test-engine", device="cpu", precision="fp32", max_tokens=510)
 
     def __init__(self):
         super().__init__(samples=4800)
@@ -72,7 +72,8 @@ def serving(app):
 
 @pytest.fixture(scope="module")
 def port():
-    app = create_app(Settings(host="127.0.0.1"), ModelRuntime(FailingSynthesizer, fast_first_fragment=None))
+    runtime = ModelRuntime(FailingSynthesizer, fast_first_fragment=None, piece_growth=False)  # a sentence a piece
+    app = create_app(Settings(host="127.0.0.1"), runtime)
     with serving(app) as port:
         yield port
 

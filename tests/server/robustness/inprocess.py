@@ -31,7 +31,7 @@ class CountingSynthesizer:
     """`samples` of a tone per sentence, at once; counts the sentences it assembled."""
 
     languages = ["ja"]
-    backend = SimpleNamespace(name="counting-test-engine", device="cpu", precision="fp32")
+    backend = SimpleNamespace(name="counting-test-engine", device="cpu", precision="fp32", max_tokens=510)
     max_batch = 1
 
     def __init__(self, samples: int = 2400):
@@ -52,6 +52,9 @@ class CountingSynthesizer:
     def prepare(self, text, start, end, style, speed, language):
         return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
 
+    def windowed(self, piece, rtf):  # its pieces are one run each, windows or not
+        return piece
+
     def run(self, jobs, control=None):
         return list(jobs)
 
@@ -66,7 +69,8 @@ class CountingSynthesizer:
 @contextlib.contextmanager
 def serving(synthesizer, **settings):
     """The app on a port whose accepted sockets have small kernel send buffers."""
-    app = create_app(Settings(host="127.0.0.1", **settings), ModelRuntime(lambda: synthesizer, fast_first_fragment=None))
+    runtime = ModelRuntime(lambda: synthesizer, fast_first_fragment=None, piece_growth=False)  # a sentence a piece
+    app = create_app(Settings(host="127.0.0.1", **settings), runtime)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)
     sock.bind(("127.0.0.1", 0))
