@@ -53,6 +53,7 @@ class ResponseRenderer:
         truncated = False
         began = time.perf_counter()
         upcoming = self._piece(stream, first=True) if self._sentences else None
+        segments = None
         try:
             while upcoming is not None and not truncated:
                 segments, upcoming = upcoming, None
@@ -79,7 +80,7 @@ class ResponseRenderer:
                     if truncated:
                         break
         finally:
-            for pending in (upcoming, self._prepared):
+            for pending in (segments, upcoming, self._prepared):
                 if pending is not None:
                     pending.cancel()
             self.runtime.scheduler.finish_stream(stream)
