@@ -1,8 +1,12 @@
 """A piece decoded in windows: the plan covers every frame once, and the joins neither click
-nor drop or repeat a sample. The join checks run on the real embedded model, and on test
-doubles of the splicer that drop, repeat or hard-cut at a join, to show they catch each."""
+nor drop or repeat a sample. The join checks run on both real engines, and on test doubles of
+the splicer that drop, repeat or hard-cut at a join (over a synthetic decoder and over the real
+models' audio), to show they catch each; a window decoded a sample early or late is caught by
+its alignment with the whole decode."""
 
 from __future__ import annotations
+
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -116,7 +120,7 @@ class HardCutSplicer(Splicer):
 
 
 def test_joins_of_the_splicer_are_clean_on_a_decoder_whose_windows_differ_in_level_and_phase():
-    found = plan(durations(speech=240), 0.8)  # a slow engine: three windows
+    found = plan(durations(speech=240), 0.5)  # a slow engine: three windows
     assert len(found) >= 3
     whole, decode = synthetic_decode(found[-1].end)
     splicer = Splicer(found)
@@ -124,36 +128,84 @@ def test_joins_of_the_splicer_are_clean_on_a_decoder_whose_windows_differ_in_lev
     assert join_faults(audio, found, parts, splicer.joins) == []
 
 
-@pytest.mark.parametrize("broken, fault", [(DroppingSplicer, "not the window's own decode"),
-                                           (RepeatingSplicer, "not the window's own decode"),
-                                           (HardCutSplicer, "a step of")])
+BROKEN = [(DroppingSplicer, "not the window's own decode"), (RepeatingSplicer, "not the window's own decode"),
+          (HardCutSplicer, "a step of")]
+
+
+@pytest.mark.parametrize("broken, fault", BROKEN)
 def test_the_join_checks_catch_a_splicer_that_drops_repeats_or_clicks(broken, fault):
-    found = plan(durations(speech=240), 0.8)  # a slow engine: three windows
+    found = plan(durations(speech=240), 0.5)  # a slow engine: three windows
     _, decode = synthetic_decode(found[-1].end)
     splicer = broken(found)
     audio, parts = spliced(splicer, found, decode)
     assert any(fault in f for f in join_faults(audio, found, parts, splicer.joins))
 
 
-# --- the real embedded model ---------------------------------------------------------------------
+# --- the real models ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
 def synthesizer():
     return embedded_synthesizer(threads=2, languages=["ja"])
 
 
-def test_the_real_models_windows_join_cleanly_and_the_piece_keeps_its_length(synthesizer):
+@pytest.fixture(scope="module", params=["onnx", "torch"])
+def decoded(request, synthesizer):
+    """One sentence on each engine: its front part, windows, each window's decode and the whole decode."""
     text = "今日はいい天気ですね。"
-    style = synthesizer.voice_book("ja").resolve("default")
-    job = synthesizer.prepare(text, 0, len(text), style, 1.0, "ja").jobs[0]
+    job = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book("ja").resolve("default"), 1.0, "ja").jobs[0]
     backend = synthesizer.backend
+    if request.param == "torch":
+        from pathlib import Path
+
+        from tts_server.engine.model_dir import ModelDir
+        from tts_server.engine.torch_backend import TorchBackend
+
+        backend = TorchBackend(ModelDir(Path(request.getfixturevalue("model_dir"))), device="cpu", threads=2)
     front = backend.front(job.ids, job.style, job.speed)
     found = plan(front.durations, 0.29, front.energy)
     assert len(found) >= 2
-    splicer = Splicer(found)
-    audio, parts = spliced(splicer, found, lambda window, _: backend.decode(front, window.start, window.end))
-    assert join_faults(audio, found, parts, splicer.joins) == []
-    assert len(audio) == UNIT * int(front.durations.sum()), "the durations still account for every sample"
+    parts = [backend.decode(front, window.start, window.end) for window in found]
+    return SimpleNamespace(engine=request.param, backend=backend, job=job, front=front, windows=found, parts=parts,
+                           whole=backend.decode(front, 0, front.frames))
+
+
+def test_the_real_models_windows_join_cleanly_and_the_piece_keeps_its_length(decoded):
+    splicer = Splicer(decoded.windows)
+    audio, _ = spliced(splicer, decoded.windows, lambda _, index: decoded.parts[index])
+    assert join_faults(audio, decoded.windows, decoded.parts, splicer.joins) == []
+    assert len(audio) == UNIT * int(decoded.front.durations.sum()), "the durations still account for every sample"
+    if decoded.engine == "torch":
+        job = decoded.job
+        expected = decoded.backend.infer(job.ids, job.style, job.speed).durations
+        assert np.array_equal(decoded.front.durations, expected), "the front part gives kokoro's durations"
+
+
+@pytest.mark.parametrize("broken, fault", BROKEN)
+def test_the_join_checks_catch_a_broken_join_in_the_real_models_audio(decoded, broken, fault):
+    splicer = broken(decoded.windows)
+    audio, _ = spliced(splicer, decoded.windows, lambda _, index: decoded.parts[index])
+    assert any(fault in f for f in join_faults(audio, decoded.windows, decoded.parts, splicer.joins))
+
+
+def lag_to_whole(part: np.ndarray, window: Window, whole: np.ndarray, reach: int = 48) -> int:
+    """The shift (samples) at which a window's own decode best matches the whole decode over its
+    frames, its edges left out: 0 when the window is decoded in place."""
+    inner = slice(CONTEXT_FRAMES * UNIT, len(part) - CONTEXT_FRAMES * UNIT)
+    mine, theirs = part[inner], whole[window.start * UNIT + inner.start : window.start * UNIT + inner.stop]
+    core = slice(reach, len(mine) - reach)
+    return max(range(-reach, reach + 1), key=lambda lag: float(np.dot(mine[core], np.roll(theirs, lag)[core])))
+
+
+def test_a_later_window_is_decoded_in_place_and_one_off_by_a_sample_is_caught(decoded):
+    """The decoder over a window continues the whole decode's phase (the harmonic source's slice):
+    its samples line up with the whole decode's, so a window that starts a sample early or late
+    (a dropped or repeated sample at its edge) shows up as a shift. The first window reads the
+    model's onset without its left context, so it is checked by its joins only."""
+    for window, part in zip(decoded.windows[1:], decoded.parts[1:]):
+        assert lag_to_whole(part, window, decoded.whole) == 0
+        late = np.concatenate([part[:1], part[:-1]])  # a sample repeated: every later one a sample late
+        early = np.concatenate([part[1:], part[-1:]])  # a sample dropped
+        assert lag_to_whole(late, window, decoded.whole) == 1 and lag_to_whole(early, window, decoded.whole) == -1
 
 
 def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
@@ -175,18 +227,3 @@ def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
     assert abs(learned.makeup_db + 20 * np.log10(0.7)) < 0.3, "learned from the splicer's own joins"
 
 
-def test_the_torch_engines_front_part_gives_kokoros_durations_and_its_windows_join_cleanly(model_dir):
-    from pathlib import Path
-
-    from tts_server.engine.model_dir import ModelDir
-    from tts_server.engine.torch_backend import TorchBackend
-
-    backend = TorchBackend(ModelDir(Path(model_dir)), device="cpu", threads=2)
-    ids = [backend.vocab[c] for c in "koɲɲiʨiβa."]
-    style = backend.voices[sorted(backend.voices)[0]][len(ids) - 1]
-    front = backend.front(ids, style, 1.0)
-    assert np.array_equal(front.durations, backend.infer(ids, style, 1.0).durations)
-    found = plan(front.durations, 0.29, front.energy)
-    splicer = Splicer(found)
-    audio, parts = spliced(splicer, found, lambda window, _: backend.decode(front, window.start, window.end))
-    assert len(found) >= 2 and join_faults(audio, found, parts, splicer.joins) == []
