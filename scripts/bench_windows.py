@@ -15,6 +15,8 @@ benchmark texts' sentences: scripts/bench_peers.py), as a response's first piece
   statistics are its own: windows.Loudness).
 
     .venv/bin/python scripts/bench_windows.py --model-dir .cache/model-dir --json reports/bench-windows.json
+
+Writes the JSON and a plot beside it (bench-windows.png).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ import torch
 
 import intelligibility
 from bench_peers import TEN_SENTENCES
+from plots import save_plot
 
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT  # noqa: E402
 from tts_server.engine.factory import build_synthesizer  # noqa: E402
@@ -149,7 +152,7 @@ def main() -> None:
     print(json.dumps(figures["summary"], indent=2))
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(figures, indent=2, ensure_ascii=False) + "\n")
-    print(f"wrote {args.json}")
+    print(f"wrote {args.json} and {save_plot(args.json, figures)}")
 
 
 if __name__ == "__main__":

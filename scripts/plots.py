@@ -247,6 +247,29 @@ def plot_bench_peers(data: dict) -> Figure:
     return figure
 
 
+def plot_bench_windows(data: dict) -> Figure:
+    """make bench-windows: per engine, the listener's CER and the log-spectral distance of the first
+    piece decoded in windows, beside the whole decode's and that of the whole decode of one frame less."""
+    summary = data["summary"]
+    engines = list(summary)
+    figure, (cer, lsd) = _figure(2, "make bench-windows: a first piece in windows against the whole decode", width=5)
+    x = range(len(engines))
+    for k, (key, label, colour) in enumerate([("cer_whole", "whole", GREY), ("cer_windowed", "in windows", BLUE),
+                                              ("cer_one_frame_less", "whole, one frame less", ORANGE)]):
+        bars = cer.bar([i - 0.27 + 0.27 * k for i in x], [summary[e][key] for e in engines], 0.27, color=colour,
+                       label=label)
+        _label_bars(cer, bars, "{:.3f}")
+    for k, (key, label, colour) in enumerate([("lsd_p50", "in windows", BLUE),
+                                              ("lsd_one_frame_less_p50", "whole, one frame less", ORANGE)]):
+        _label_bars(lsd, lsd.bar([i - 0.2 + 0.4 * k for i in x], [summary[e][key] for e in engines], 0.4,
+                                 color=colour, label=label), "{:.2f}")
+    for axis, label in ((cer, "listener's CER over the corpus"), (lsd, "log-spectral distance from the whole, p50")):
+        axis.set_xticks(list(x), engines, fontsize=8)
+        axis.set_ylabel(label)
+        axis.legend(fontsize=7)
+    return figure
+
+
 def plot_load_stage(data: dict) -> Figure:
     """scripts/load_stage.py: TTFA percentiles against the budget, delivered audio, sheds and errors."""
     budget, levels = data["budget"], data["levels"]
@@ -291,7 +314,7 @@ def line_plot(title: str, x_label: str, y_label: str, x: list, lines: dict[str, 
 
 PLOTS = {"bench": plot_bench, "bench-agent": plot_bench_agent, "bench-overload": plot_bench_overload,
          "bench-peers": plot_bench_peers, "bench-scaling": plot_bench_scaling, "bench-startup": plot_bench_startup,
-         "gpu-check": plot_gpu_check, "load-stage": plot_load_stage}
+         "bench-windows": plot_bench_windows, "gpu-check": plot_gpu_check, "load-stage": plot_load_stage}
 
 
 def kind_of(data: dict) -> str:

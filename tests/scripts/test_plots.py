@@ -10,7 +10,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
-from plots import PLOTS, kind_of, plot_bench, plot_bench_overload, plot_bench_peers, plot_bench_scaling, save_plot  # noqa: E402
+from plots import (PLOTS, kind_of, plot_bench, plot_bench_overload, plot_bench_peers,  # noqa: E402
+                   plot_bench_scaling, plot_bench_windows, save_plot)
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -105,7 +106,7 @@ def test_an_unknown_json_is_refused_by_name():
     with pytest.raises(ValueError, match="unknown benchmark JSON"):
         kind_of({"something": 1})
     assert set(PLOTS) == {"bench", "bench-agent", "bench-overload", "bench-peers", "bench-scaling", "bench-startup",
-                          "gpu-check", "load-stage"}
+                          "bench-windows", "gpu-check", "load-stage"}
 
 
 LOAD = {"benchmark": "load-stage", "target": "SageMaker endpoint e (us-east-1)", "passed": False,
@@ -126,3 +127,11 @@ def test_the_load_stage_plot_draws_the_percentiles_against_the_budget_and_counts
     assert "BUDGET MISSED" in ttfa.figure.get_suptitle()
     png = save_plot(tmp_path / "load.json", LOAD, png=tmp_path / "elsewhere.png")
     assert png == tmp_path / "elsewhere.png" and png.read_bytes().startswith(PNG_MAGIC)
+
+
+def test_the_windows_plot_draws_each_engines_cer_and_spectral_distance():
+    summary = {engine: {"cer_whole": 0.05 + i, "cer_windowed": 0.06 + i, "cer_one_frame_less": 0.07 + i,
+                        "lsd_p50": 0.6 + i, "lsd_one_frame_less_p50": 0.4 + i} for i, engine in enumerate(["onnx", "torch"])}
+    cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": summary}).axes
+    assert bar_heights(cer, "#a0aec0") == [0.05, 1.05] and bar_heights(cer, "#2b6cb0") == [0.06, 1.06]
+    assert bar_heights(lsd, "#2b6cb0") == [0.6, 1.6] and bar_heights(lsd, "#dd6b20") == [0.4, 1.4]
