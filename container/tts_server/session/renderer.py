@@ -17,6 +17,7 @@ from ..engine.backend import SAMPLE_RATE
 from ..engine.output import Alignment, SegmentAudio
 from ..runtime import ModelRuntime
 from ..scheduler import Stream
+from ..wire.errors import ProtocolError
 from .events import AudioChunk, ResponseDone, SessionEvent, Status
 from .request import ResponseRequest
 
@@ -40,7 +41,7 @@ class ResponseRenderer:
         spans = split_sentences(request.text, fast_first_fragment=self.runtime.fast_first_fragment)
         stream = self.runtime.scheduler.open_stream(request.response_id)
         produced_ms = 0
-        truncated = False
+        truncated = spoken = False
         upcoming = self._piece(spans[0], stream, first=True) if spans else None
         try:
             for index in range(len(spans)):
@@ -52,8 +53,12 @@ class ResponseRenderer:
                 if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
                     audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
                     truncated = True
-                produced_ms += len(audio) * 1000 // SAMPLE_RATE
-                await self._send(await loop.run_in_executor(self.runtime.codec, self._output.push, audio), alignments)
+                began_ms, produced_ms = produced_ms, produced_ms + len(audio) * 1000 // SAMPLE_RATE
+                spoken = spoken or len(audio) > 0
+                if not spoken:  # nothing to say yet: not even a container's header leaves
+                    continue
+                encoded = await loop.run_in_executor(self.runtime.codec, self._output.push, audio)
+                await self._send(encoded, alignments, began_ms, produced_ms)
                 stream.sent(len(audio) / SAMPLE_RATE)
                 if not self._first_audio_sent:
                     self._first_audio_sent = True
@@ -64,7 +69,9 @@ class ResponseRenderer:
             if upcoming is not None:
                 upcoming.cancel()
             self.runtime.scheduler.finish_stream(stream)
-        await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [])
+        if not spoken and request.text.strip():
+            raise no_speech(request)
+        await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [], produced_ms, produced_ms)
         status = Status.TRUNCATED if truncated else Status.COMPLETED
         return ResponseDone(request.response_id, status, len(request.text), self.audio_ms)
 
@@ -81,15 +88,21 @@ class ResponseRenderer:
         return await loop.run_in_executor(runtime.codec, synthesizer.assemble, piece, results,
                                           piece.g2p_seconds + model_seconds)
 
-    async def _send(self, audio: bytes, alignments: list[Alignment]) -> None:
+    async def _send(self, audio: bytes, alignments: list[Alignment], start_ms: int, end_ms: int) -> None:
         if not audio and not alignments:
             return
-        chunk = AudioChunk(
-            self.request.response_id, self._sequence, audio, alignments if self.request.with_timestamps else None
-        )
+        chunk = AudioChunk(self.request.response_id, self._sequence, audio,
+                           alignments if self.request.with_timestamps else None, start_ms, end_ms)
         self._sequence += 1
         # Shielded: a cancel stops the response, never a frame half-way out of the socket.
         await asyncio.shield(self._emit(chunk))
+
+def no_speech(request: ResponseRequest) -> ProtocolError:
+    """A text that yields no speech is the client's mistake (SPEC: never a success with no audio)."""
+    language, name = request.voice.language, request.language_field
+    return ProtocolError.invalid(f"text: yields no speech in {language!r}; if it is written in another language, "
+                                 f"set {name} to that language", response_id=request.response_id)
+
 
 def _cut(audio, alignments: list[Alignment], keep_ms: int, limit_ms: int):
     """Audio and timestamps up to max_length; a word cut in half keeps its clipped end."""

@@ -15,6 +15,7 @@ class Voice:
     language: str
     style: np.ndarray  # style pack (rows, 256)
     speed: float
+    name: str = "custom"  # the Kokoro voice (or blend) that speaks, as the surfaces report it
 
 
 @dataclass(eq=False)
@@ -25,3 +26,4 @@ class ResponseRequest:
     with_timestamps: bool = False
     max_length_ms: int | None = None
     response_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    language_field: str = "language"  # the client's name for the language field (its errors say what to set)
