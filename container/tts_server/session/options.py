@@ -102,8 +102,7 @@ class SessionOptions:
         choice = self.voice_for(language, speaker_id)
         voice = Voice(language, choice.style, self.speed if speed is None else speed, choice.voice)
         extra = {"response_id": response_id} if response_id else {}
-        return ResponseRequest(text, voice, self.output, with_timestamps, max_length_ms,
-                               language_field=self.fields.get("language", "language"), **extra)
+        return ResponseRequest(text, voice, self.output, with_timestamps, max_length_ms, field_names=self.fields, **extra)
 
 
 @contextmanager

@@ -99,9 +99,10 @@ class ResponseRenderer:
 
 def no_speech(request: ResponseRequest) -> ProtocolError:
     """A text that yields no speech is the client's mistake (SPEC: never a success with no audio)."""
-    language, name = request.voice.language, request.language_field
-    return ProtocolError.invalid(f"text: yields no speech in {language!r}; if it is written in another language, "
-                                 f"set {name} to that language", response_id=request.response_id)
+    names = request.field_names
+    return ProtocolError.invalid(f"{names.get('text', 'text')}: yields no speech in {request.voice.language!r}; if it "
+                                 f"is written in another language, set {names.get('language', 'language')} to it",
+                                 response_id=request.response_id)
 
 
 def _cut(audio, alignments: list[Alignment], keep_ms: int, limit_ms: int):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,4 +27,4 @@ class ResponseRequest:
     with_timestamps: bool = False
     max_length_ms: int | None = None
     response_id: str = field(default_factory=lambda: str(uuid.uuid4()))
-    language_field: str = "language"  # the client's name for the language field (its errors say what to set)
+    field_names: Mapping[str, str] = field(default_factory=dict)  # ours -> the client's (its errors name them)

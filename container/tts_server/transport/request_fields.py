@@ -104,5 +104,5 @@ class VoiceFields(BaseModel):
             sample_rate=self.sample_rate,
             speed=self.speed,
             custom_style=self.spk_ref_audio_tokens,
-            fields={field: prefix + self.spelt(raw, field) for field in (*self.FIELD_NAMES, "spk_ref_audio_tokens")},
+            fields={field: prefix + self.spelt(raw, field) for field in (*self.FIELD_NAMES, "spk_ref_audio_tokens", "text")},
         )

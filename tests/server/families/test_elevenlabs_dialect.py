@@ -65,7 +65,7 @@ MULTI = f"/v1/text-to-speech/{VOICE}/multi-stream-input"
 
 
 async def test_a_stream_speaks_each_sentence_as_it_completes_and_the_rest_on_flush():
-    speaker, sink, engine = dialect(SINGLE, {"output_format": "pcm_16000"})
+    speaker, sink, engine = dialect(SINGLE, {"output_format": "pcm_16000", "auto_mode": "false"})
     assert await speaker.start({"text": " ", "voice_settings": {"stability": 0.5, "speed": 1.1}})
     for piece in ("Hello ", "world. ", "How are"):
         await speaker.handle({"text": piece, "try_trigger_generation": True})
@@ -172,3 +172,27 @@ def test_a_responses_characters_are_all_sent_once_and_end_with_a_space():
                           Alignment("you?", 21, 25, 900, 1100)], 600, 1200)
     assert "".join(first[0]) + "".join(second[0]) == "Hello world. How are you? "
     assert second[1] == sorted(second[1]) and second[1][-1] + second[2][-1] == 1200
+
+
+async def test_in_auto_mode_each_message_is_spoken_as_it_comes():
+    speaker, _, engine = dialect(MULTI, {"auto_mode": "true"})
+    await speaker.start({"text": " ", "context_id": "a"})
+    await speaker.handle({"text": "Hello there.", "context_id": "a"})  # a period alone would wait for more
+    await speaker.handle({"text": "How are you", "context_id": "a"})
+    assert [r.text for r in engine.submitted] == ["Hello there.", "How are you"]
+
+
+async def test_a_context_closed_again_while_it_still_speaks_stops():
+    """Pipecat flushes and closes a turn's context as its text ends, and closes it again at a barge-in."""
+    speaker, sink, engine = dialect(MULTI, {"auto_mode": "true"})
+    await speaker.start({"text": " ", "context_id": "a"})
+    await speaker.handle({"text": "First sentence.", "context_id": "a"})
+    await speaker.handle({"text": "Second sentence.", "context_id": "a"})
+    await speaker.handle({"context_id": "a", "flush": True})
+    await speaker.handle({"context_id": "a", "close_context": True})
+    assert engine.cancelled == []
+    await speaker.handle({"context_id": "a", "close_context": True})
+    assert engine.cancelled == [r.response_id for r in engine.submitted]
+    for request in engine.submitted:
+        await speaker._on_session_event(ResponseDone(request.response_id, Status.CANCELLED, 10, 0))
+    assert sink.sent == [{"isFinal": True, "contextId": "a"}]

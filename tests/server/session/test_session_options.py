@@ -91,5 +91,5 @@ def test_a_text_in_a_script_the_engine_lacks_is_refused_naming_what_it_speaks():
         negotiate(Engine(["ja"], ["jf_alpha"])).request("Hello there.")
 
 
-def test_the_request_names_the_language_field_for_its_no_speech_error():
-    assert negotiate(fields={"language": "lang_code"}).request(JAPANESE).language_field == "lang_code"
+def test_the_request_carries_the_clients_field_names_for_its_no_speech_error():
+    assert negotiate(fields={"language": "lang_code"}).request(JAPANESE).field_names["language"] == "lang_code"

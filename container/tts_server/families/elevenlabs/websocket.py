@@ -2,17 +2,18 @@
 text) and `multi-stream-input` (contexts, by `context_id`).
 
 Opening: the voice in the path (`/v1/text-to-speech/{voice_id}/...`; on the shared socket, query
-`voice_id`), query `model_id`, `output_format` (default mp3_44100_128), `language_code`; the
-rest of its query (`auto_mode`, `inactivity_timeout`, `sync_alignment`, ...) is accepted and
+`voice_id`), query `model_id`, `output_format` (default mp3_44100_128), `language_code`,
+`auto_mode`; the rest of its query (`inactivity_timeout`, `sync_alignment`, ...) is accepted and
 ignored. The first message of a context is `{"text": " ", "voice_settings"?, ...}`; then text
 (`{"text": "Hello world. ", "flush"?, "try_trigger_generation"?}`): each sentence leaves as it
-completes (transport/incremental.py), `flush` sends the rest.
+completes (transport/incremental.py), `flush` sends the rest; with `auto_mode=true` each message
+is spoken as it comes (its clients then send whole sentences).
 - stream-input: `{"text": ""}` ends the stream: everything sent is spoken, then `{"isFinal": true}`
   and close 1000. `{"text": " "}` keeps it alive.
 - multi-stream-input: `{"context_id", "text": ""}` keeps a context alive; `{"context_id", "flush":
   true}` flushes it; `{"context_id", "close_context": true}` ends it: what was flushed before is
-  still spoken, anything else is cancelled at once (a barge-in), then `{"isFinal": true,
-  "contextId"}`; `{"close_socket": true}` flushes every context, ends each, closes 1000.
+  still spoken, anything else is cancelled at once (a barge-in; so is everything of a context
+  closed a second time), then `{"isFinal": true, "contextId"}`; `{"close_socket": true}` flushes every context, ends each, closes 1000.
 Replies: `{"audio": base64, "alignment", "normalizedAlignment", "contextId"?}` (character times,
 alignment.py), `isFinal` as above, errors `{"message", "error": its token, "code"}` (`code`: the
 close code that follows a fatal one, else the HTTP status it stands for); a bad message is
@@ -71,6 +72,8 @@ class ElevenLabsDialect(Dialect):
         opening = context.opening
         self._multi = opening.path.endswith(MULTI_PATH) or opening.query.get("multi") == "true"
         self._voice_id = opening.params.get("voice_id") or opening.query.get("voice_id")
+        # auto_mode: each message is a whole sentence or phrase, spoken as it comes (as ElevenLabs does).
+        self._auto = opening.query.get("auto_mode", "false").lower() == "true"
         self._options: SessionOptions | None = None
         self._contexts: dict[str | None, Context] = {}
         self._owners: dict[str, tuple[Context, CharTimes]] = {}  # response id -> its context, its characters
@@ -130,14 +133,16 @@ class ElevenLabsDialect(Dialect):
                 await self._end(context)
             self.begin_close()
             return
-        context = self._context(message.context_id, message)
         if message.close_context:
-            if not context.flushed:  # a barge-in: what was never flushed is not spoken
+            context = self._contexts.get(message.context_id) or self._context(message.context_id, message)
+            # A barge-in: what was never flushed is not spoken, nor anything of a context closed twice
+            # (Pipecat closes a turn's context as its text ends, and again when the user cuts in).
+            if context.ending or not context.flushed:
                 for response_id in list(context.outstanding):
                     await self._cancel(response_id)
             await self._end(context)
             return
-        await self._speak(context, message)  # text "" only keeps the context alive
+        await self._speak(self._context(message.context_id, message), message)  # text "" keeps it alive
 
     def _context(self, context_id: str | None, message: Message) -> Context:
         context = self._contexts.get(context_id)
@@ -152,8 +157,8 @@ class ElevenLabsDialect(Dialect):
         if message.text:  # spaces too: between an LLM's tokens they part its words
             context.flushed = context.flushed and not message.text.strip()
             await self._submit(context, context.text.feed(message.text))
-        if message.flush:
-            context.flushed = True
+        if message.flush or (self._auto and message.text and message.text.strip()):
+            context.flushed = context.flushed or message.flush
             await self._submit(context, context.text.flush())
 
     async def _submit(self, context: Context, text: str | None) -> None:
@@ -177,6 +182,8 @@ class ElevenLabsDialect(Dialect):
                 raise
 
     async def _end(self, context: Context) -> None:
+        if context.ending:
+            return  # its isFinal comes once, as its last response ends
         context.ending = True
         if not context.outstanding:
             await self._final(context)

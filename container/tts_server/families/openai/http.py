@@ -28,7 +28,7 @@ from .errors import openai_error_reply
 from .fields import FORMATS, MODELS, NAMES, SAMPLE_RATE, VOICES, SpeechRequest
 
 # Our negotiation's field names as OpenAI's clients know them.
-PARAMS = {"speaker_id": "voice", "language": "lang_code", "format": "response_format",
+PARAMS = {"text": "input", "speaker_id": "voice", "language": "lang_code", "format": "response_format",
           "sample_rate": "response_format", "speed": "speed"}
 
 
