@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tts_formats import BY_NAME, DEFAULT_SAMPLE_RATE, FORMATS, NAMES, SAMPLE_RATES, AudioFormat
+from tts_formats import BY_NAME, DEFAULT_SAMPLE_RATE, FORMATS, NAMES, AudioFormat
 
 from ..wire.errors import FieldError, one_of
 

@@ -45,6 +45,9 @@ class VoiceNames:
         object.__setattr__(self, "aliases", {name.lower(): voice for name, voice in self.aliases.items()})
 
 
+NO_NAMES = VoiceNames()  # a family with no names of its own
+
+
 @dataclass(frozen=True)
 class VoiceChoice:
     requested: str  # what the client named ("" for none)
@@ -60,7 +63,7 @@ class VoicePolicy:
         self._logged: set[tuple[str, str]] = set()
 
     def choose(self, book: VoiceBook, language: str, speaker_id: str | None,
-               names: VoiceNames = VoiceNames()) -> VoiceChoice:
+               names: VoiceNames = NO_NAMES) -> VoiceChoice:
         """What speaks for `speaker_id` (None: the family's default) in `language`'s book; a
         FieldError (from the book) for a name it cannot serve."""
         requested = speaker_id or ""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from ..audio.formats import OutputSpec, negotiate
 from ..engine.languages import default_language
 from ..engine.synthesizer import Synthesizer
-from ..engine.voice_policy import VoiceChoice, VoiceNames, VoicePolicy
+from ..engine.voice_policy import NO_NAMES, VoiceChoice, VoiceNames, VoicePolicy
 from ..wire.errors import FieldError
 from .request import ResponseRequest, Voice
 
@@ -46,7 +46,7 @@ class SessionOptions:
         speed: float = 1.0,
         custom_style: str | None = None,
         policy: VoicePolicy | None = None,
-        names: VoiceNames = VoiceNames(),
+        names: VoiceNames = NO_NAMES,
         fields: Mapping[str, str] | None = None,
     ) -> SessionOptions:
         """Raises FieldError naming the first field the server cannot serve, as the client spells it.

@@ -10,7 +10,7 @@ from starlette import status
 
 from ..admission import Admission
 from ..runtime import ModelRuntime
-from ..engine.voice_policy import VoiceNames
+from ..engine.voice_policy import NO_NAMES, VoiceNames
 from ..session.engine import SessionEngine
 from ..session.events import SessionEvent
 from ..session.options import SessionOptions
@@ -40,7 +40,7 @@ class SessionContext:
     settings: Settings
     admission: Admission  # a session's active response counts as synthesis work
     opening: Opening = Opening()
-    voices: VoiceNames = VoiceNames()  # the family's voice names
+    voices: VoiceNames = NO_NAMES  # the family's voice names
     config: FamilySettings = FamilySettings()  # the family's own settings
 
 

@@ -16,7 +16,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from ..audio.formats import AUDIO_FORMATS
-from ..engine.voice_policy import VoiceNames
+from ..engine.voice_policy import NO_NAMES, VoiceNames
 from ..runtime import ModelRuntime
 from ..session.options import SessionOptions
 from ..wire.errors import one_of
@@ -91,7 +91,7 @@ class VoiceFields(BaseModel):
         return next((name for name in names if name in raw), names[0])
 
     def session_options(self, runtime: ModelRuntime, raw: dict, format: str, prefix: str = "", *,
-                        names: VoiceNames = VoiceNames()) -> SessionOptions:
+                        names: VoiceNames = NO_NAMES) -> SessionOptions:
         """The negotiated options (session/options.py, with the family's voice `names`); a
         FieldError names the field as `raw` spelt it, after `prefix`."""
         return SessionOptions.negotiate(

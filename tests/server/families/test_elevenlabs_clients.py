@@ -95,6 +95,21 @@ async def test_pipecats_elevenlabs_service_speaks_a_turn_with_its_words_in_order
     assert [w.pts for w in words] == sorted(w.pts for w in words)
 
 
+async def test_pipecats_elevenlabs_http_service_speaks_with_word_frames(speech_server):
+    import aiohttp
+    from pipecat.frames.frames import TTSSpeakFrame
+    from pipecat.services.elevenlabs.tts import ElevenLabsHttpTTSService
+
+    async with aiohttp.ClientSession() as session:
+        tts = ElevenLabsHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
+                                       sample_rate=RATE, settings=ElevenLabsHttpTTSService.Settings(voice=RACHEL))
+        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
+                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
+    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    assert [f.text for f in down if isinstance(f, TTSTextFrame)] == TEXT.split()
+
+
 class BargeInAtFirstAudio(FrameProcessor):
     """The user speaks as soon as the bot does: an interruption at the turn's first audio."""
 

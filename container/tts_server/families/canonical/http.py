@@ -26,7 +26,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
-from ...engine.voice_policy import VoiceNames
+from ...engine.voice_policy import NO_NAMES, VoiceNames
 from ...session.events import AudioChunk, ResponseDone
 from ...transport.http_synthesis import (Synthesis, admit, audio_bytes, collect, failure_message,
                                          refuse_unless_accepting, started)
@@ -56,7 +56,7 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
 
 
 async def answer(request: Request, raw: dict, rid: str, model: type[InvocationRequest],
-                 stream_default: bool | None = None, names: VoiceNames = VoiceNames()) -> Response:
+                 stream_default: bool | None = None, names: VoiceNames = NO_NAMES) -> Response:
     """Validate `raw` as `model` (a family's spelling of these fields, its voice `names`), synthesize, reply."""
     state = request.app.state
     refuse_unless_accepting(state)

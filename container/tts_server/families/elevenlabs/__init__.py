@@ -39,7 +39,7 @@ FAMILY = Family(
     ),
     model_ids=MODELS,
     voices=VOICES,
-    keys=KeyFields(headers=("xi-api-key",), query=("xi-api-key", "xi_api_key", "authorization", "single_use_token"),
+    keys=KeyFields(headers=("xi-api-key",), query=("api_key", "xi-api-key", "xi_api_key", "authorization", "single_use_token"),
                    message=("xi-api-key", "xi_api_key", "authorization")),
     error_reply=http.error_reply,
 )
