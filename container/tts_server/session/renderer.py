@@ -97,6 +97,7 @@ class ResponseRenderer:
         # Shielded: a cancel stops the response, never a frame half-way out of the socket.
         await asyncio.shield(self._emit(chunk))
 
+
 def no_speech(request: ResponseRequest) -> ProtocolError:
     """A text that yields no speech is the client's mistake (SPEC: never a success with no audio)."""
     names = request.field_names

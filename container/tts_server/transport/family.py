@@ -48,7 +48,9 @@ class Family:
     claims_body: Callable[[dict], bool] = _never  # is this /invocations body in its shape?
     invoke: Invoke | None = None  # its answer to such a body
     routes: Sequence[Route] = ()  # its own HTTP paths (its SDK's base URL pointed here)
-    model_ids: tuple[str, ...] = ()  # model ids its clients send; the served model still speaks
+    # Model ids every family then accepts beside the served one (MODEL_ALIASES' default: Bulbul's, which
+    # its seed's clients send on every path); ids only its own clients send it checks itself.
+    model_ids: tuple[str, ...] = ()
     voices: VoiceNames = VoiceNames()  # its voice names: aliases, default voice, what speaks for unknown ids
     settings: type[FamilySettings] = FamilySettings  # its own environment variables
     keys: KeyFields = KeyFields()  # where its clients put an API key (API_KEYS)

@@ -102,7 +102,8 @@ async def test_pipecats_elevenlabs_http_service_speaks_with_word_frames(speech_s
 
     async with aiohttp.ClientSession() as session:
         tts = ElevenLabsHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
-                                       sample_rate=RATE, settings=ElevenLabsHttpTTSService.Settings(voice=RACHEL))
+                                       sample_rate=RATE, settings=ElevenLabsHttpTTSService.Settings(voice=RACHEL),
+                                       stop_frame_timeout_s=20)  # as for the socket service above
         down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
                                  pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
     audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))

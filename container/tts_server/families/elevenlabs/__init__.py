@@ -12,7 +12,7 @@ from starlette.routing import Route
 from ...transport.family import Family
 from ...transport.keys import KeyFields
 from . import http
-from .fields import MODELS, VOICES, claims_body
+from .fields import VOICES, claims_body
 from .websocket import ElevenLabsDialect
 
 PATH = "/v1/text-to-speech/{voice_id}"
@@ -37,7 +37,6 @@ FAMILY = Family(
         Route(f"{PATH}/with-timestamps", http.with_timestamps, methods=["POST"]),
         Route(f"{PATH}/stream/with-timestamps", http.stream_with_timestamps, methods=["POST"]),
     ),
-    model_ids=MODELS,
     voices=VOICES,
     keys=KeyFields(headers=("xi-api-key",), query=("api_key", "xi-api-key", "xi_api_key", "authorization", "single_use_token"),
                    message=("xi-api-key", "xi_api_key", "authorization")),
