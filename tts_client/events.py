@@ -92,7 +92,7 @@ class UnknownEvent:
 
 @dataclass(frozen=True)
 class RawAudio:
-    """Audio that no `audio.chunk` announced (the simple dialect sends only raw PCM frames)."""
+    """Audio that no `audio.chunk` announced (the blog family's socket sends only raw PCM frames)."""
 
     audio: bytes = field(repr=False)
 

@@ -83,7 +83,8 @@ class VoicePolicy:
     def hint(speaker_id: str | None) -> str | None:
         """The language a Kokoro voice id the client chose implies (`ef_dora`: Spanish), which picks
         among the languages of a text's script; aliases and defaults imply none."""
-        return implied_by_voice(speaker_id) if speaker_id and KOKORO_VOICE.match(speaker_id.split("+")[0].split(":")[0].strip()) else None
+        first = (speaker_id or "").split("+")[0].split(":")[0].strip()
+        return implied_by_voice(first) if KOKORO_VOICE.match(first) else None
 
     def _part(self, book: VoiceBook, language: str, part: str, names: VoiceNames) -> str:
         name, colon, weight = part.partition(":")

@@ -83,7 +83,8 @@ class Families:
         routes: list[BaseRoute] = []
         for family in self.all:
             routes += [WebSocketRoute(path, socket_endpoint(family)) for path in family.sockets]
-            routes += [Route(r.path, guarded(family, r.endpoint), methods=r.methods, name=r.name) for r in family.routes]
+            routes += [Route(route.path, guarded(family, route.endpoint), methods=route.methods, name=route.name)
+                       for route in family.routes]
         return routes
 
     def read_settings(self) -> dict[type[FamilySettings], FamilySettings]:
@@ -95,9 +96,9 @@ class Families:
         return tuple(dict.fromkeys(m for family in self.all for m in family.model_ids))
 
 
-def http_refusal(family: Family, request: Request, first: Mapping | None = None) -> ProtocolError | None:
+def http_refusal(family: Family, request: Request) -> ProtocolError | None:
     """The API-key refusal for this request in this family's fields, or None (no key needed, or sent)."""
-    return refusal(family.keys, request.app.state.settings.api_keys, request.headers, request.query_params, first)
+    return refusal(family.keys, request.app.state.settings.api_keys, request.headers, request.query_params)
 
 
 def error_response(family: Family, error: ProtocolError, rid: str) -> Response:
@@ -108,6 +109,7 @@ def error_response(family: Family, error: ProtocolError, rid: str) -> Response:
 
 
 def guarded(family: Family, endpoint: Callable[[Request], Awaitable[Response]]):
+    """The endpoint, behind the family's API-key check."""
     async def endpoint_with_key(request: Request) -> Response:
         problem = http_refusal(family, request)
         if problem is not None:

@@ -27,7 +27,8 @@ class KeyFields:
     query: tuple[str, ...] = ("api_key",)
     message: tuple[str, ...] = ()
 
-    def offered(self, headers: Mapping[str, str], query: Mapping[str, str], first: Mapping | None = None) -> Iterator[str]:
+    def offered(self, headers: Mapping[str, str], query: Mapping[str, str],
+                first: Mapping | None = None) -> Iterator[str]:
         """Every key the client sent in one of these fields."""
         values = [headers.get("authorization")] + [headers.get(name) for name in self.headers]
         values += [query.get(name) for name in self.query]
@@ -56,5 +57,5 @@ def refusal(keys: KeyFields, accepted: Iterable[str] | None, headers: Mapping[st
     for value in keys.offered(headers, query, first):
         if any(hmac.compare_digest(value.encode(), key.encode()) for key in accepted):
             return None
-    return ProtocolError(ErrorCode.UNAUTHORIZED, f"api key: this server requires an API key ({Settings.variable('api_keys')}); "
-                                                 f"send one in {keys.describe()}")
+    return ProtocolError(ErrorCode.UNAUTHORIZED, f"api key: this server requires an API key "
+                                                 f"({Settings.variable('api_keys')}); send one in {keys.describe()}")

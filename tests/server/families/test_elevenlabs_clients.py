@@ -39,6 +39,7 @@ RATE = 24000
 async def tls_front(speech_server, tmp_path_factory):
     """TLS in front of the server (the SDK's websocket helper only speaks wss://), bytes passed through."""
     tls = issue(tmp_path_factory.mktemp("tls-front"))
+    writers = []
 
     async def pipe(reader, writer):
         try:
@@ -50,11 +51,14 @@ async def tls_front(speech_server, tmp_path_factory):
 
     async def on_connection(reader, writer):
         upstream = await asyncio.open_connection("127.0.0.1", speech_server.port)
+        writers.extend((writer, upstream[1]))
         await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer), return_exceptions=True)
 
     server = await asyncio.start_server(on_connection, "127.0.0.1", 0, ssl=tls.context)
     yield SimpleNamespace(url=f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}", ca_file=tls.ca_file)
     server.close()
+    for writer in writers:  # no TLS goodbye left waiting for a peer that has gone
+        writer.transport.abort()
 
 
 def reference_ms(server, text: str) -> float:

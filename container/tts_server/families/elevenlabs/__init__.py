@@ -38,7 +38,8 @@ FAMILY = Family(
         Route(f"{PATH}/stream/with-timestamps", http.stream_with_timestamps, methods=["POST"]),
     ),
     voices=VOICES,
-    keys=KeyFields(headers=("xi-api-key",), query=("api_key", "xi-api-key", "xi_api_key", "authorization", "single_use_token"),
+    keys=KeyFields(headers=("xi-api-key",),
+                   query=("api_key", "xi-api-key", "xi_api_key", "authorization", "single_use_token"),
                    message=("xi-api-key", "xi_api_key", "authorization")),
     error_reply=http.error_reply,
 )

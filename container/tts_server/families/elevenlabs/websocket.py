@@ -13,7 +13,8 @@ is spoken as it comes (its clients then send whole sentences).
 - multi-stream-input: `{"context_id", "text": ""}` keeps a context alive; `{"context_id", "flush":
   true}` flushes it; `{"context_id", "close_context": true}` ends it: what was flushed before is
   still spoken, anything else is cancelled at once (a barge-in; so is everything of a context
-  closed a second time), then `{"isFinal": true, "contextId"}`; `{"close_socket": true}` flushes every context, ends each, closes 1000.
+  closed a second time), then `{"isFinal": true, "contextId"}`; `{"close_socket": true}` flushes
+  every context, ends each, closes 1000.
 Replies: `{"audio": base64, "alignment", "normalizedAlignment", "contextId"?}` (character times,
 alignment.py), `isFinal` as above, errors `{"message", "error": its token, "code"}` (`code`: the
 close code that follows a fatal one, else the HTTP status it stands for); a bad message is
