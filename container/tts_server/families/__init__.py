@@ -9,6 +9,7 @@ Bulbul's field names is Bulbul's even when it also has the blog's `voice`.
 from __future__ import annotations
 
 from ..transport.family import Families
-from . import blog, bulbul, canonical, elevenlabs, openai
+from . import blog, bulbul, canonical, deepgram, elevenlabs, openai
 
-REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, elevenlabs.FAMILY, blog.FAMILY], default=canonical.FAMILY)
+REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, elevenlabs.FAMILY, deepgram.FAMILY, blog.FAMILY],
+                      default=canonical.FAMILY)
