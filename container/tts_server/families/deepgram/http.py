@@ -22,6 +22,7 @@ from ...wire.fields import Text
 from .fields import FIELDS, INVALID_QUERY, VOICES, Query, model_language, output_spec, token
 
 QUERY_FIELDS = frozenset(Query.model_fields)
+DEFAULT_ENCODING = "mp3"  # over HTTP, Deepgram's default (its socket's is linear16)
 
 
 class SpeakBody(BaseModel):
@@ -60,7 +61,7 @@ async def _answer(request: Request, raw: dict, query: dict, rid: str) -> Respons
     try:
         refuse_unless_accepting(state)
         try:
-            asked = Query.model_validate(query)
+            asked = Query.model_validate({"encoding": DEFAULT_ENCODING} | query)
             spec = output_spec(asked, http=True)
             options = SessionOptions.negotiate(
                 state.runtime.synthesizer, policy=state.runtime.voice_policy, names=VOICES, fields=FIELDS,
