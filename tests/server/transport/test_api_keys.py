@@ -49,6 +49,11 @@ HTTP = {
     "elevenlabs on /invocations": ("/invocations", {"text": "hi", "voice_id": RACHEL, "output_format": "ogg_1"},
                                    {"headers": {"xi-api-key": KEY}},
                                    lambda body: body["detail"]["status"] == "invalid_api_key"),
+    "deepgram": ("/v1/speak?model=aura-2-thalia-en&encoding=ogg", {"text": "hi"},
+                 {"headers": {"Authorization": f"Token {KEY}"}}, lambda body: body["err_code"] == "INVALID_AUTH"),
+    "deepgram on /invocations": ("/invocations", {"text": "hi", "model": "aura-2-thalia-en", "encoding": "ogg"},
+                                 {"headers": {"Authorization": f"Token {KEY}"}},
+                                 lambda body: body["err_code"] == "INVALID_AUTH"),
 }
 
 
@@ -82,6 +87,8 @@ SOCKETS = {
                lambda e: e["data"]["code"] == 401),
     "elevenlabs": (f"/v1/text-to-speech/{RACHEL}/stream-input?output_format=ogg_1", {"text": " ", "xi_api_key": KEY},
                    "", lambda e: e["error"] == "invalid_api_key" and e["code"] == 1008),
+    "deepgram": ("/v1/speak?model=aura-2-thalia-en&encoding=ogg", {"type": "Speak", "text": "hi"}, f"?api_key={KEY}",
+                 lambda e: e["type"] == "Error" and e["err_code"] == "INVALID_AUTH"),
 }
 
 
@@ -103,6 +110,14 @@ def test_a_socket_with_its_key_gets_past_it(client, family):
         ws.send_json(first)
         event = ws.receive_json()
         assert not refused(event) and "Validation Error" in str(event)  # its bad format, not its key
+
+
+def test_deepgrams_clients_send_their_key_as_authorization_token(client):
+    """What Pipecat's, LiveKit's and the SDK's Deepgram clients send on its socket."""
+    with client.websocket_connect("/v1/speak?encoding=ogg", headers={"Authorization": f"Token {KEY}"}) as ws:
+        ws.send_json({"type": "Speak", "text": "hi"})
+        event = ws.receive_json()
+    assert event["err_code"] == "INVALID_QUERY_PARAMETER" and "encoding" in event["err_msg"]
 
 
 def test_without_api_keys_nothing_asks():
