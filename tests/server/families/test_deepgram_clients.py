@@ -58,6 +58,21 @@ async def test_pipecats_deepgram_service_speaks_a_turn_in_order(speech_server):
     assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
 
 
+async def test_pipecats_deepgram_http_service_speaks(speech_server):
+    import aiohttp
+    from pipecat.frames.frames import TTSSpeakFrame
+    from pipecat.services.deepgram.tts import DeepgramHttpTTSService
+
+    async with aiohttp.ClientSession() as session:
+        tts = DeepgramHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
+                                     sample_rate=RATE, settings=DeepgramHttpTTSService.Settings(voice=MODEL),
+                                     stop_frame_timeout_s=20)
+        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
+                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
+    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+
+
 async def test_a_barge_in_stops_the_turns_audio(speech_server):
     barge_in = BargeInAtFirstAudio()
     down, _ = await run_test(Pipeline([pipecat_service(speech_server), barge_in]), frames_to_send=llm_turn(LONG),
