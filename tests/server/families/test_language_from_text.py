@@ -1,6 +1,6 @@
 """The text decides its language where the protocol names none, on every surface and both engines:
 a Japanese text spoken with an English voice's alias or default (OpenAI's `nova`, the blog's
-`af_heart`, ElevenLabs' Rachel) lasts what it lasts with the language named, never the 4.7x of
+`af_heart`, ElevenLabs' Rachel, a Deepgram model of a language the engine lacks) lasts what it lasts with the language named, never the 4.7x of
 English G2P reading Japanese; and a text that yields no speech in the language named is a
 client error naming the language and the field to set, never a success with no audio."""
 
@@ -48,6 +48,11 @@ def wav_ms(data: bytes) -> float:
         return audio.getnframes() / audio.getframerate() * 1000
 
 
+def deepgram_model(language: str | None) -> str:
+    """A Deepgram model names its language; a German one (a language the engine lacks) leaves it to the text."""
+    return f"aura-2-thalia-{language.split('-')[0]}" if language else "aura-2-julius-de"
+
+
 # Each HTTP surface: (path, body for a text and a language or None, how long its reply plays, its language field)
 HTTP = {
     "openai": ("/v1/audio/speech", lambda t, lang: {"model": "tts-1", "input": t, "voice": "nova", "response_format": "pcm"}
@@ -63,6 +68,9 @@ HTTP = {
                lambda r: wav_ms(base64.b64decode(r.json()["audios"][0])), "target_language_code"),
     "elevenlabs": (f"/v1/text-to-speech/{RACHEL}/stream?output_format=pcm_24000",
                    lambda t, lang: {"text": t} | ({"language_code": lang} if lang else {}), pcm_ms, "language_code"),
+    "deepgram on /invocations": ("/invocations", lambda t, lang: {"text": t, "model": deepgram_model(lang),
+                                                                  "encoding": "linear16", "container": "none"},
+                                 pcm_ms, "the model's language (aura-2-<voice>-<language>)"),
 }
 
 
@@ -150,7 +158,15 @@ async def elevenlabs_ms(server, text, language):
                            lambda f, e: b64_pcm_ms(e.get("audio")) if e else 0, lambda e: e.get("isFinal") or "error" in e)
 
 
-SOCKETS = {"canonical": canonical_ms, "blog": blog_ms, "bulbul": bulbul_ms, "elevenlabs": elevenlabs_ms}
+async def deepgram_ms(server, text, language):
+    url = f"ws://127.0.0.1:{server.port}/v1/speak?model={deepgram_model(language)}&encoding=linear16&sample_rate=24000"
+    return await socket_ms(url, [{"type": "Speak", "text": text}, {"type": "Flush"}],
+                           lambda f, e: len(f) / 2 / 24000 * 1000 if e is None else 0,
+                           lambda e: e["type"] in ("Flushed", "Warning"))
+
+
+SOCKETS = {"canonical": canonical_ms, "blog": blog_ms, "bulbul": bulbul_ms, "elevenlabs": elevenlabs_ms,
+           "deepgram": deepgram_ms}
 
 
 @pytest.mark.parametrize("server, surface", [*(("speech_server", s) for s in SOCKETS), ("torch_server", "blog")],
