@@ -64,8 +64,7 @@ ENCODINGS = {"linear16": ("pcm_16", 24000), "mulaw": ("mulaw", 8000), "alaw": ("
              "mp3": ("mp3", 22050), "opus": ("opus", 48000), "flac": ("flac", 48000), "aac": ("aac", 22050)}
 CONTAINERS = ("none", "wav", "ogg")
 # Our field names as its clients know them (negotiation's errors name these).
-FIELDS = {"speaker_id": "model", "language": "the model's language (aura-2-<voice>-<language>)", "format": "encoding",
-          "sample_rate": "sample_rate", "speed": "speed", "text": "text"}
+FIELDS = {"speaker_id": "model", "language": "the model's language (aura-2-<voice>-<language>)", "format": "encoding"}
 
 
 class Query(BaseModel):

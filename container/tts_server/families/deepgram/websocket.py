@@ -34,9 +34,6 @@ from ...wire.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protoco
 from .fields import FIELDS, INVALID_QUERY, Query, model_language, output_spec, token
 
 FLUSH_HINT = 'send {"type": "Flush"}'
-# Fatal errors close with this code after the Error message.
-FATAL_CLOSE = {ErrorCode.SERVICE_OVERLOADED: status.WS_1013_TRY_AGAIN_LATER,
-               ErrorCode.MODEL_LOADING: status.WS_1013_TRY_AGAIN_LATER, ErrorCode.INTERNAL: status.WS_1011_INTERNAL_ERROR}
 
 
 class Message(BaseModel):
@@ -113,8 +110,10 @@ class DeepgramDialect(Dialect):
             elif message.type == "Clear":
                 await self._clear()
             else:
-                await self._submit(self._text.flush())
-                self.begin_close()
+                try:
+                    await self._submit(self._text.flush())
+                finally:  # a refused rest is reported; the session closes all the same
+                    self.begin_close()
         except CLIENT_MISTAKES as error:
             await self.report(as_protocol_error(error))
         return True
