@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1
 PORT ?= 8080
-REQUIREMENTS := requirements.txt requirements-dev.txt container/requirements.txt
+REQUIREMENTS := requirements.txt requirements-dev.txt container/requirements.txt requirements-pipecat-sagemaker.txt
 # The server package lives in container/, the client package at the root; both are used
 # from the checkout, so a venv can be shared by several clones (CI caches it).
 export PYTHONPATH := $(CURDIR):$(CURDIR)/container$(if $(PYTHONPATH),:$(PYTHONPATH))
@@ -33,6 +33,7 @@ $(VENV)/.installed: $(REQUIREMENTS)
 	@echo "The first run downloads several GB and takes minutes; pip shows each download below."
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --progress-bar on -r requirements.txt -r requirements-dev.txt
+	$(PY) -m pip install --quiet --no-deps --upgrade --target $(VENV)/pipecat-sagemaker -r requirements-pipecat-sagemaker.txt
 	@test -x "$${CHROMIUM:-/usr/bin/chromium}" || echo "note: no chromium found, so make test will skip the browser tests (tests/demo); Debian/Ubuntu: apt-get install chromium"
 	@touch $@
 

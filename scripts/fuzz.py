@@ -2,7 +2,7 @@
 """Fuzzer: malformed frames at every dialect of the real server; the server and its other
 sessions must be unharmed.
 
-One open session per dialect (canonical, Bulbul-style, simple) receives --frames frames in
+One open session per dialect (canonical, Bulbul-style, blog) receives --frames frames in
 turn, drawn from: random bytes, invalid UTF-8, truncated JSON, deeply nested JSON, JSON that
 is not an object, events with fields of the wrong type, over-long texts and ids, unknown event
 types, oversized frames, empty frames. After each, a probe (`ping` -> `pong`; Bulbul: `flush`
@@ -37,12 +37,12 @@ DIALECTS = {
     "canonical": ({"type": "open", "format": "pcm_16"}, {"type": "ping"}, lambda e: e.get("type") == "pong"),
     "bulbul": ({"type": "config", "data": {"output_audio_codec": "linear16"}}, {"type": "flush"},
                lambda e: e.get("type") == "event" and e.get("data", {}).get("event_type") == "final"),
-    "simple": ({"text": "はい。"}, {"type": "ping"}, lambda e: e.get("type") == "pong"),
+    "blog": ({"text": "はい。"}, {"type": "ping"}, lambda e: e.get("type") == "pong"),
 }
 EVENTS = {  # a plausible event per dialect, mutated into a wrong one
     "canonical": {"type": "response.create", "text": "はい。", "response_id": "x", "with_timestamps": False},
     "bulbul": {"type": "text", "data": {"text": "はい。"}},
-    "simple": {"text": "はい。", "request_id": "x", "speed": 1.0},
+    "blog": {"text": "はい。", "request_id": "x", "speed": 1.0},
 }
 WRONG = [None, True, 12, -1.5, [], {}, [1, "a"], {"a": {"b": []}}, ""]
 UNKNOWN_TYPES = ["", "open!", "response.created", "audio", "config2", "speak", "x" * 300, "🙂", "Close", "PING"]

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The settings tables of README.md and docs/, generated from the server's settings model.
+"""The settings tables of README.md and docs/, generated from the server's settings model and
+each registered client family's own (its FamilySettings).
 
 Each table sits between `<!-- settings:GROUPS -->` and `<!-- /settings -->` (GROUPS: the
 comma-separated groups it lists, or `all`). `--check` exits 1 naming each file that drifted
@@ -16,7 +17,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "container")]
 
+from tts_server.families import REGISTERED  # noqa: E402
 from tts_server.settings import Settings  # noqa: E402
+
+MODELS = [Settings, *dict.fromkeys(family.settings for family in REGISTERED.all)]
 
 FILES = [REPO / "README.md", REPO / "docs" / "http-and-dialects.md"]
 BLOCK = re.compile(r"(<!-- settings:(?P<groups>[a-z,]+) -->\n)(?P<table>.*?)(<!-- /settings -->)", re.S)
@@ -45,10 +49,11 @@ def _bounds(field) -> str:
 def table(groups: str) -> str:
     wanted = None if groups == "all" else set(groups.split(","))
     rows = ["| variable | default | accepted | meaning |", "|---|---|---|---|"]
-    for name, field in Settings.model_fields.items():
-        group = (field.json_schema_extra or {}).get("group")
-        if wanted is None or group in wanted:
-            rows.append(f"| `{Settings.variable(name)}` | {_default(field)} | {_bounds(field)} | {field.description} |")
+    for model in MODELS:
+        for name, field in model.model_fields.items():
+            group = (field.json_schema_extra or {}).get("group")
+            if wanted is None or group in wanted:
+                rows.append(f"| `{model.variable(name)}` | {_default(field)} | {_bounds(field)} | {field.description} |")
     return "\n".join(rows) + "\n"
 
 
@@ -67,7 +72,7 @@ def main() -> int:
             stale.append(f"{path.relative_to(REPO)}: no settings table")
             continue
         if render(text) != text:
-            stale.append(f"{path.relative_to(REPO)}: the settings table differs from tts_server/settings.py")
+            stale.append(f"{path.relative_to(REPO)}: the settings table differs from the settings models")
             if not args.check:
                 path.write_text(render(text))
     if args.check and stale:

@@ -14,7 +14,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 LINT = Path(sys.executable).parent / "lint-imports"
 PACKAGES = {"tts_server": REPO / "container" / "tts_server", "tts_client": REPO / "tts_client",
-            "tts_text": REPO / "tts_text"}
+            "tts_text": REPO / "tts_text", "tts_formats": REPO / "tts_formats"}
 
 
 def lint(root: Path, *path: Path) -> subprocess.CompletedProcess:
@@ -46,6 +46,7 @@ UPWARD = {
     "server -> client": ("tts_server/session/renderer.py", "import tts_client.session"),
     "client -> server": ("tts_client/session.py", "import tts_server.wire.errors"),
     "text -> client": ("tts_text/chunker.py", "import tts_client.events"),
+    "formats -> server": ("tts_formats/__init__.py", "import tts_server.audio.encoders"),
 }
 
 

@@ -1,19 +1,19 @@
 """Decode what a response produced far enough to know how long it plays.
 
 Raw formats are counted; container formats (Ogg/Opus, MP3, WAV, FLAC, AAC) are decoded
-with PyAV, imported only when needed.
+with PyAV, imported only when needed. What each format is comes from its record in the
+shared `tts_formats` package, the same one the server encodes from.
 """
 
 from __future__ import annotations
 
 import io
 
-BYTES_PER_SAMPLE = {"pcm_f32": 4, "pcm_16": 2, "mulaw": 1, "alaw": 1}
-CONTAINERS = {"opus": "ogg", "mp3": "mp3", "wav": "wav", "flac": "flac", "aac": "aac"}
-FILE_SUFFIXES = {
-    ".wav": "wav", ".mp3": "mp3", ".ogg": "opus", ".opus": "opus", ".flac": "flac", ".aac": "aac",
-    ".pcm": "pcm_16", ".f32": "pcm_f32", ".ulaw": "mulaw", ".mulaw": "mulaw", ".alaw": "alaw",
-}
+from tts_formats import BY_NAME, BY_SUFFIX
+
+BYTES_PER_SAMPLE = {name: f.bytes_per_sample for name, f in BY_NAME.items() if f.bytes_per_sample}
+CONTAINERS = {name: f.demuxer for name, f in BY_NAME.items() if f.demuxer}
+FILE_SUFFIXES = {suffix: f.name for suffix, f in BY_SUFFIX.items()}
 
 
 class UndecodableAudio(ValueError):

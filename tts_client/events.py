@@ -23,7 +23,7 @@ class Alignment:
 @dataclass(frozen=True)
 class SessionCreated:
     session_id: str
-    language: str
+    language: str | None  # None: the session named none, so each response's text decides its own
     speaker_id: str
     format: str
     sample_rate: int
@@ -92,7 +92,7 @@ class UnknownEvent:
 
 @dataclass(frozen=True)
 class RawAudio:
-    """Audio that no `audio.chunk` announced (the simple dialect sends only raw PCM frames)."""
+    """Audio that no `audio.chunk` announced (the blog family's socket sends only raw PCM frames)."""
 
     audio: bytes = field(repr=False)
 
@@ -132,7 +132,7 @@ def parse_event(message: dict[str, Any], audio: bytes | None = None) -> Event:
     if kind == "session.created":
         return SessionCreated(
             session_id=message.get("session_id", ""),
-            language=message.get("language", ""),
+            language=message.get("language"),
             speaker_id=message.get("speaker_id", ""),
             format=message.get("format", ""),
             sample_rate=int(message.get("sample_rate", 0)),

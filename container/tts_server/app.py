@@ -20,8 +20,9 @@ from .runtime import ModelRuntime
 from .settings import Settings
 from .transport.family import Families
 from .transport.http_errors import EXCEPTION_HANDLERS
+from .transport.dialect import SHARED_PATH
 from .transport.invocations import invocations
-from .transport.websocket import bidirectional_stream
+from .transport.websocket import socket_endpoint
 
 
 async def ping(request: Request) -> JSONResponse:
@@ -38,9 +39,13 @@ async def ping(request: Request) -> JSONResponse:
 
 
 def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = None,
-               families: Families = REGISTERED) -> Starlette:
+               families: Families = REGISTERED, family_settings: dict | None = None) -> Starlette:
+    """`family_settings` (FamilySettings subclass -> its values): each registered family's, read from
+    the environment when not given."""
     settings = (settings or Settings.from_env()).with_model_aliases(families.model_ids)
-    policy = VoicePolicy(families.voice_aliases | (settings.voice_aliases or {}), strict=settings.voice_fallback == "strict")
+    family_settings = families.read_settings() | (family_settings or {})
+    # The operator's aliases stand over every family; each family's own are scoped to it (Family.voices).
+    policy = VoicePolicy(settings.voice_aliases, strict=settings.voice_fallback == "strict")
     runtime = runtime or ModelRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
                                   settings.pauses, settings.max_batch,
@@ -62,9 +67,9 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
         routes=[
             Route("/ping", ping, methods=["GET"]),
             Route("/invocations", invocations, methods=["POST"]),
-            WebSocketRoute("/invocations-bidirectional-stream", bidirectional_stream),
+            WebSocketRoute(SHARED_PATH, socket_endpoint()),
             *demo_routes(),
-            *families.routes,
+            *families.routes(socket_endpoint),
         ],
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
@@ -72,6 +77,7 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
     runtime.voice_policy = policy
     app.state.settings = settings
     app.state.families = families
+    app.state.family_settings = family_settings
     app.state.runtime = runtime
     app.state.lifecycle = Lifecycle(settings.shutdown_deadline_s)
     app.state.admission = Admission(runtime, settings.max_concurrent_syntheses, settings.max_sessions,

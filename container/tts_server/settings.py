@@ -1,11 +1,12 @@
-"""The server's settings: every environment variable declared once, here.
+"""The server's settings: every environment variable declared once, here (a family's own in its package).
 
 Each field is one variable (its name upper-cased): type, default, bounds and description in
 one place. SageMaker passes the model's Environment map; `Settings.from_env()` reads it and
 stops the server with a message naming the variable when a value does not fit.
 `Settings(...)` alone reads nothing (tests and benchmarks build it explicitly).
-The settings tables of README.md and docs/ are generated from this model
-(scripts/settings_tables.py; a test fails when they drift).
+A client family's own settings live in its package (FamilySettings, below). The settings tables
+of README.md and docs/ are generated from these models (scripts/settings_tables.py; a test
+fails when they drift).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ def _speaker_map(value: Any) -> Any:
 # A count where 0 (or unset) means "derive it" and anything else is at least 1.
 Derived = Annotated[Annotated[int, Field(ge=1)] | None, BeforeValidator(_zero_is_unset)]
 Names = Annotated[tuple[str, ...] | None, NoDecode, BeforeValidator(_comma_list)]
+NameMap = Annotated[dict[str, str] | None, NoDecode, BeforeValidator(_speaker_map)]  # JSON: name -> voice
 OnOff = Literal["on", "off"]
 Seconds = Annotated[float, Field(gt=0)]
 
@@ -118,17 +120,17 @@ class Settings(BaseModel):
     model_aliases: Names = setting(
         None, "other ids `model` may name, comma-separated (empty: none; unset: the client families' own, "
         "e.g. bulbul:v3,bulbul:v2,bulbul:v4-flash)", "compatibility")
-    bulbul_speaker_map: Annotated[dict[str, str] | None, NoDecode, BeforeValidator(_speaker_map)] = setting(
-        None, "JSON object, Bulbul speaker -> our speaker id (unset: the built-in map by gender)", "compatibility")
     voice_fallback: Literal["closest", "strict"] = setting(
         "closest", "a voice the engine lacks (OpenAI's names, `af_heart` on the embedded engine): `closest` "
         "speaks with the closest voice it has (same language and gender) and says which; `strict` refuses",
         "compatibility")
-    voice_aliases: Annotated[dict[str, str] | None, NoDecode, BeforeValidator(_speaker_map)] = setting(
+    voice_aliases: NameMap = setting(
         None, "JSON object, voice name -> Kokoro voice id, over the client families' own (OpenAI's `alloy` -> "
         "`af_alloy`, ...)", "compatibility")
-    max_request_age_s: float = setting(56.0, "the blog shape's `request_timestamp` bound (its container's "
-                                       "default)", "compatibility", ge=0)
+    api_keys: Names = setting(
+        None, "API keys the local server requires on every surface, comma-separated, in each client family's own "
+        "key fields or `Authorization: Bearer`; unset: none (behind SageMaker its IAM decides and the deploy never "
+        "sets this)", "compatibility")
 
     @field_validator("*", mode="before")
     @classmethod
@@ -178,6 +180,40 @@ class Settings(BaseModel):
 
 class _Environment(BaseSettings, Settings):
     model_config = SettingsConfigDict(frozen=True, case_sensitive=False, extra="ignore", str_strip_whitespace=True)
+
+
+class FamilySettings(BaseModel):
+    """A client family's own settings, declared in its package (`families/<name>/settings.py`) as
+    fields of a subclass: each is an environment variable, read and checked like Settings'.
+    Registered families' settings are read at start-up and land in the settings tables too."""
+
+    model_config = ConfigDict(frozen=True, str_strip_whitespace=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: Any) -> Any:
+        if isinstance(value, str) and not value.strip():
+            raise PydanticUseDefault()
+        return value
+
+    @classmethod
+    def from_env(cls) -> FamilySettings:
+        environment = type(f"_{cls.__name__}Environment", (BaseSettings, cls), {"model_config": _Environment.model_config})
+        try:
+            return environment()
+        except ValidationError as error:
+            raise SystemExit("\n".join(_named(item) for item in error.errors(include_url=False))) from None
+
+    @classmethod
+    def variable(cls, field: str) -> str:
+        if field not in cls.model_fields:
+            raise KeyError(field)
+        return field.upper()
+
+    @classmethod
+    def of(cls, connection) -> FamilySettings:
+        """These settings as the app read them at start-up (`connection`: a request or a socket)."""
+        return connection.app.state.family_settings[cls]
 
 
 def _named(item: dict) -> str:

@@ -1,4 +1,4 @@
-"""The container image, built from the repo root with only container/ and tts_text/.
+"""The container image, built from the repo root with only container/, tts_text/ and tts_formats/.
 
 SageMaker CreateModel accepts only a single-platform Docker v2 (schema 2) manifest. The
 CDK CLI already sets BUILDX_NO_DEFAULT_ATTESTATIONS=1 for its `docker build`, which
@@ -16,8 +16,9 @@ from aws_cdk import IgnoreMode, aws_ecr_assets as ecr_assets
 from constructs import Construct
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-# The server imports the shared sentence chunker from tts_text/, so the build context
-# is the repo root; everything but these two directories stays out of it (and out of
+# The server imports the shared sentence chunker from tts_text/ and the audio format table
+# from tts_formats/, so the build context is the repo root; everything but these three
+# directories stays out of it (and out of
 # the asset hash). The repo-root .dockerignore says the same for a manual `docker build`.
 # `docker build --output=...` as cdk-assets passes it: SageMaker-compatible media types.
 # Works on a stock engine with buildx's default `docker` driver: a type=docker output with
@@ -31,6 +32,7 @@ BUILD_CONTEXT_EXCLUDE = [
     "*",
     "!container",
     "!tts_text",
+    "!tts_formats",
     "**/__pycache__",
     "**/*.pyc",
     "**/*.egg-info",

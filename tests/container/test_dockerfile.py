@@ -162,6 +162,7 @@ def test_server_and_client_package_are_copied_side_by_side():
     copies = args("COPY")
     assert "container/tts_server /opt/program/tts_server" in copies
     assert "tts_text /opt/program/tts_text" in copies
+    assert "tts_formats /opt/program/tts_formats" in copies
     for source in (c.split()[0] for c in copies if not c.startswith("--from=")):
         assert (REPO / source).exists(), source
 
@@ -173,7 +174,7 @@ def test_build_context_is_container_and_client_only():
                     if line and not line.startswith("#")]
     assert dockerignore == BUILD_CONTEXT_EXCLUDE
     sent = {c.split()[0].split("/")[0] for c in args("COPY") if not c.startswith("--from=")}
-    assert sent == {"container", "tts_text"}
+    assert sent == {"container", "tts_text", "tts_formats"}
 
 
 @pytest.mark.parametrize("name", ["ENTRYPOINT", "CMD"])

@@ -125,7 +125,7 @@ async def test_sessions_above_capacity_get_their_dialects_error_and_1013(small, 
         "bulbul": ({"type": "config", "data": {}}, {"type": "error", "data": {
             "message": "server at capacity, retry later", "code": 503, "retry_after": 3}}),
         # The blog's client types errors by tokens in the message: queue_saturated is overload.
-        "simple": ({"text": "はい。"}, {"type": "error", "request_id": None, "message": "queue_saturated: server at capacity, retry later",
+        "blog": ({"text": "はい。"}, {"type": "error", "request_id": None, "message": "queue_saturated: server at capacity, retry later",
                                       "code": "service_overloaded", "retry_after": 3}),
     }
     for first, expected in refusals.values():

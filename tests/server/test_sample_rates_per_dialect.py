@@ -72,7 +72,7 @@ async def ws_bulbul(server, rate):
     return bytes(audio)
 
 
-async def ws_simple(server, rate):
+async def ws_blog(server, rate):
     audio = bytearray()
     async with websockets.connect(server.ws_url) as ws:
         await ws.send(json.dumps({"text": TEXT, "sample_rate": rate}))
@@ -85,7 +85,7 @@ async def ws_simple(server, rate):
 
 
 @pytest.mark.parametrize("rate", RATES)
-@pytest.mark.parametrize("surface", [http_canonical, http_bulbul, http_blog, ws_canonical, ws_bulbul, ws_simple],
+@pytest.mark.parametrize("surface", [http_canonical, http_bulbul, http_blog, ws_canonical, ws_bulbul, ws_blog],
                          ids=lambda f: f.__name__)
 async def test_each_dialect_returns_the_expected_samples(speech_server, reference_samples, surface, rate):
     assert_samples(await surface(speech_server, rate), rate, reference_samples)

@@ -3,15 +3,21 @@
 import pytest
 
 from tts_server.app import create_app
+from tts_server.families.blog.settings import BlogSettings
+from tts_server.families.bulbul.settings import BulbulSettings
 from tts_server.settings import Settings
 
 
 def test_defaults_accept_bulbuls_model_ids_beside_the_served_one(monkeypatch):
-    for name in ("MODEL_ID", "MODEL_ALIASES", "BULBUL_SPEAKER_MAP", "MAX_REQUEST_AGE_S"):
+    for name in ("MODEL_ID", "MODEL_ALIASES", "BULBUL_SPEAKER_MAP", "MAX_REQUEST_AGE_S", "API_KEYS"):
         monkeypatch.delenv(name, raising=False)
-    settings = create_app(Settings.from_env()).state.settings  # the app adds the client families' model ids
+    app = create_app(Settings.from_env())
+    settings = app.state.settings  # the app adds the client families' model ids
     assert settings.accepted_models == ("kokoro-82m", "bulbul:v3", "bulbul:v2", "bulbul:v4-flash")
-    assert settings.bulbul_speaker_map is None and settings.max_request_age_s == 56
+    assert settings.api_keys is None  # off unless set: no surface asks for a key
+    # Each family's own settings, read from the environment with the app.
+    families = app.state.family_settings
+    assert families[BulbulSettings].bulbul_speaker_map is None and families[BlogSettings].max_request_age_s == 56
 
 
 def test_aliases_speaker_map_and_age_are_configurable(monkeypatch):
@@ -19,10 +25,12 @@ def test_aliases_speaker_map_and_age_are_configurable(monkeypatch):
     monkeypatch.setenv("MODEL_ALIASES", "")  # the seed's contract: bulbul:v3 only
     monkeypatch.setenv("BULBUL_SPEAKER_MAP", '{"Anushka": "jf_nezumi"}')
     monkeypatch.setenv("MAX_REQUEST_AGE_S", "10.5")
-    settings = create_app(Settings.from_env()).state.settings
-    assert settings.accepted_models == ("bulbul:v3",)
-    assert settings.bulbul_speaker_map == {"anushka": "jf_nezumi"}
-    assert settings.max_request_age_s == 10.5
+    monkeypatch.setenv("API_KEYS", "key-one, key-two")
+    app = create_app(Settings.from_env())
+    assert app.state.settings.accepted_models == ("bulbul:v3",)
+    assert app.state.settings.api_keys == ("key-one", "key-two")
+    assert app.state.family_settings[BulbulSettings].bulbul_speaker_map == {"anushka": "jf_nezumi"}
+    assert app.state.family_settings[BlogSettings].max_request_age_s == 10.5
 
 
 @pytest.mark.parametrize("name, value, words", [
@@ -35,4 +43,4 @@ def test_aliases_speaker_map_and_age_are_configurable(monkeypatch):
 def test_bad_values_stop_the_server_naming_the_setting(monkeypatch, name, value, words):
     monkeypatch.setenv(name, value)
     with pytest.raises(SystemExit, match=words):
-        Settings.from_env()
+        create_app(Settings.from_env())  # a family's own settings are read with the app

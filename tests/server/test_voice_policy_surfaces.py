@@ -1,5 +1,5 @@
 """A voice the engine lacks, on every surface of the real (embedded, Japanese-voiced) engine: the
-AWS sample's `af_heart` and OpenAI's `alloy` speak with the closest voice it has and say which;
+AWS sample's `af_heart` and OpenAI's `alloy` (`af_alloy`) speak with the closest voice it has and say which;
 with VOICE_FALLBACK=strict they are refused naming the voices. And the blog's `request_timestamp`
 is honoured on the bidirectional path as on HTTP."""
 
@@ -14,7 +14,7 @@ import websockets
 from running_server import start_server, stop_server
 from server.wire import is_control
 
-CLOSEST = "jf_alpha"  # af_heart and alloy (af_alloy) are women: this engine's first woman's voice
+CLOSEST = "jf_alpha"  # af_heart and af_alloy are women: this engine's first woman's voice
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +39,7 @@ async def first_frames(url: str, first: dict, then: list[dict], until_type: str)
                 return frames
 
 
-@pytest.mark.parametrize("voice", ["af_heart", "alloy"])
+@pytest.mark.parametrize("voice", ["af_heart", "af_alloy"])
 async def test_canonical_session_speaks_and_names_the_voice(speech_server, voice):
     frames = await first_frames(speech_server.ws_url, {"type": "open", "speaker_id": voice, "format": "pcm_16"},
                                 [{"type": "response.create", "text": "はい。"}], "response.done")
@@ -51,7 +51,7 @@ async def test_canonical_session_speaks_and_names_the_voice(speech_server, voice
 
 @pytest.mark.parametrize("path, body", [
     ("/invocations", {"text": "はい。", "speaker_id": "af_heart"}),
-    ("/invocations", {"text": "はい。", "voice": "alloy", "stream": True}),
+    ("/invocations", {"text": "はい。", "voice": "af_alloy", "stream": True}),
     ("/text-to-speech", {"text": "はい。", "speaker": "af_heart", "target_language_code": "ja-JP"}),
     ("/invocations", {"text": "はい。", "voice": "af_heart", "format": "wav"}),  # the blog's shape
     ("/v1/audio/speech", {"model": "tts-1", "input": "はい。", "voice": "af_heart"}),
@@ -62,8 +62,17 @@ def test_every_http_surface_speaks_and_says_which_voice(speech_server, path, bod
     assert reply.headers["x-voice"] == CLOSEST and len(reply.content) > 1000
 
 
+async def test_another_familys_voice_names_are_its_own(speech_server):
+    """OpenAI's `alloy` is OpenAI's: the canonical protocol refuses it, naming its speakers."""
+    async with websockets.connect(speech_server.ws_url) as ws:
+        await ws.send(json.dumps({"type": "open", "speaker_id": "alloy"}))
+        error = json.loads(await asyncio.wait_for(ws.recv(), 30))
+    assert error["type"] == "error" and "speaker_id: Input should be 'default'" in error["error"]["message"]
+    assert "got 'alloy'" in error["error"]["message"]
+
+
 async def test_bulbul_socket_speaks_an_absent_voice(speech_server):
-    config = {"type": "config", "data": {"speaker": "alloy", "target_language_code": "ja-JP"}}
+    config = {"type": "config", "data": {"speaker": "af_alloy", "target_language_code": "ja-JP"}}
     frames = await first_frames(speech_server.ws_url, config,
                                 [{"type": "text", "data": {"text": "はい。"}}, {"type": "flush"}], "event")
     audio = [f for f in frames if isinstance(f, dict) and f["type"] == "audio"]

@@ -3,6 +3,8 @@ point into the text and the audio, max_length truncates (SPEC §3, §6)."""
 
 from __future__ import annotations
 
+from tts_formats import FORMATS as AUDIO_FORMATS
+
 from ..audio import decoded_sample_rate, duration_ms
 from .runner import Check, Context, expect
 from .sessions import opened
@@ -10,12 +12,11 @@ from .texts import LONG, SHORT, TWO_SENTENCES
 
 # Codec framing (MP3/AAC priming and padding) may add a few frames.
 TOLERANCE_MS = 120
-# (format, sample rate asked, audio_frames): binary frames for some, base64 JSON for others.
-FORMATS = [
-    ("pcm_f32", None, "json"), ("pcm_16", 16000, "binary"), ("mulaw", None, "binary"), ("alaw", None, "json"),
-    ("opus", None, "binary"), ("mp3", None, "json"), ("wav", 8000, "binary"), ("flac", 16000, "json"),
-    ("aac", None, "binary"),
-]
+# Every format of the shared table, each once as (format, sample rate asked, audio_frames): some
+# at another rate than the default, some as binary frames, the rest as base64 JSON.
+VARIANTS = {"pcm_16": (16000, "binary"), "mulaw": (None, "binary"), "opus": (None, "binary"),
+            "wav": (8000, "binary"), "flac": (16000, "json"), "aac": (None, "binary")}
+FORMATS = [(f.name, *VARIANTS.get(f.name, (None, "json"))) for f in AUDIO_FORMATS]
 
 
 async def _synthesize(context: Context, format: str, sample_rate: int | None, audio_frames: str, text: str, **options):

@@ -1,7 +1,9 @@
 """Audio output stage: format negotiation, streaming resampling, incremental encoding."""
 
 from .encoders import Encoder, make_encoder
-from .formats import AUDIO_FORMATS, SAMPLE_RATES, OutputSpec, UnsupportedAudio, negotiate
+from tts_formats import SAMPLE_RATES
+
+from .formats import AUDIO_FORMATS, OutputSpec, UnsupportedAudio, negotiate
 from .pipeline import AudioOutput
 from .resampler import StreamingResampler
 

@@ -13,6 +13,7 @@ from typing import Protocol
 
 import av
 import numpy as np
+from tts_formats import G711, Raw, Wav, speech_bit_rate
 
 from ._samples import as_mono
 from .formats import OutputSpec
@@ -209,38 +210,15 @@ class MuxedEncoder(_Once):
         return self._sink.drain()
 
 
-# Speech-oriented bit rates (mono): 24 kb/s at 8 kHz, 48 at 16 kHz, 64 from 22.05 kHz up
-# (the model's audio holds nothing above 12 kHz, so higher rates need no more bits).
-def _lossy_bit_rate(rate: int) -> int:
-    return 24_000 if rate < 16000 else 48_000 if rate < 22050 else 64_000
-_OPUS_BIT_RATE = 32_000
-# Ogg pages of at most one 20 ms Opus packet: a page is cut as soon as it holds
-# this much audio, instead of the muxer's default of one second.
-_OGG_PAGE_DURATION_US = "20000"
-
-
 def make_encoder(spec: OutputSpec) -> Encoder:
-    """A fresh encoder for one response in the negotiated format and rate."""
-    fmt, rate = spec.format, spec.sample_rate
-    if fmt == "pcm_f32":
-        return RawPcmEncoder("f32")
-    if fmt == "pcm_16":
-        return RawPcmEncoder("s16")
-    if fmt == "wav":
+    """A fresh encoder for one response, built from its format's record (tts_formats)."""
+    encoding, rate = spec.record.encoding, spec.sample_rate
+    if isinstance(encoding, Raw):
+        return RawPcmEncoder(encoding.sample)
+    if isinstance(encoding, Wav):
         return WavEncoder(rate)
-    if fmt in ("mulaw", "alaw"):
-        return G711Encoder(f"pcm_{fmt}", rate)
-    if fmt == "opus":
-        return MuxedEncoder("ogg", "libopus", "flt", rate, _OPUS_BIT_RATE,
-                            {"page_duration": _OGG_PAGE_DURATION_US})
-    if fmt == "mp3":
-        # No ID3 tag, no Xing frame: a plain frame stream, valid from any chunk boundary.
-        return MuxedEncoder("mp3", "libmp3lame", "fltp", rate, _lossy_bit_rate(rate),
-                            {"id3v2_version": "0", "write_xing": "0"}, {"reservoir": "0"})
-    if fmt == "flac":
-        # No 8 KiB padding block: it only serves rewriting the header, which a stream can't.
-        return MuxedEncoder("flac", "flac", "s16", rate, None,
-                            {"metadata_header_padding": "0"})
-    if fmt == "aac":
-        return MuxedEncoder("adts", "aac", "fltp", rate, _lossy_bit_rate(rate))
-    raise ValueError(f"no encoder for format {fmt!r}")  # unreachable: OutputSpec validates
+    if isinstance(encoding, G711):
+        return G711Encoder(encoding.codec, rate)
+    bit_rate = None if encoding.lossless else encoding.bit_rate or speech_bit_rate(rate)
+    return MuxedEncoder(encoding.muxer, encoding.codec, encoding.sample_format, rate, bit_rate,
+                        dict(encoding.container_options), dict(encoding.codec_options))

@@ -2,6 +2,7 @@
 G2P, built lazily.
 
 `canonical("en_us")` -> "en-US"; `implied_by_voice("af_heart")` -> "en-US";
+`detect("こんにちは", offered)` -> "ja" (the text's script decides, among the languages offered);
 `g2p_for("en-GB")` builds misaki's English G2P once (spaCy takes seconds) and shares it.
 """
 
@@ -71,6 +72,66 @@ def implied_by_voice(speaker_id: str | None) -> str | None:
     if len(first) > 3 and first[2] == "_" and first[1] in "fm":
         return _BY_LETTER.get(first[0])
     return None
+
+
+# Which languages write each script, the usual one first. Kana is Japanese alone; Han is Chinese
+# unless kana says Japanese (or only Japanese is offered); Latin is English unless a hint says
+# which other Latin-script language.
+_SCRIPT_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "kana": ("ja",),
+    "han": ("zh", "ja"),
+    "devanagari": ("hi",),
+    "latin": ("en-US", "en-GB", "es", "fr", "it", "pt-BR"),
+}
+_SCRIPT_RANGES: tuple[tuple[int, int, str], ...] = (
+    (0x41, 0x5A, "latin"), (0x61, 0x7A, "latin"), (0xC0, 0x24F, "latin"), (0x1E00, 0x1EFF, "latin"),
+    (0x900, 0x97F, "devanagari"),
+    (0x3040, 0x30FF, "kana"), (0x31F0, 0x31FF, "kana"), (0xFF66, 0xFF9F, "kana"),
+    (0x3400, 0x4DBF, "han"), (0x4E00, 0x9FFF, "han"), (0xF900, 0xFAFF, "han"), (0x20000, 0x2FA1F, "han"),
+)
+
+
+def _script(char: str) -> str | None:
+    point = ord(char)
+    if not char.isalpha():
+        return None
+    return next((name for low, high, name in _SCRIPT_RANGES if low <= point <= high), "other")
+
+
+def scripts(text: str) -> dict[str, int]:
+    """Letters per script in `text` (digits, punctuation and spaces count for none)."""
+    counts: dict[str, int] = {}
+    for char in text:
+        script = _script(char)
+        if script:
+            counts[script] = counts.get(script, 0) + 1
+    return counts
+
+
+def detect(text: str, offered: Iterable[str], hint: str | None = None) -> str:
+    """The language to read `text` in, when the client named none: the script with the most
+    letters decides (kanji beside kana count as Japanese), then the languages `offered` (the
+    engine's): of those that write that script, `hint` (a voice the client named implies it)
+    where it is one of them, else the script's usual one. Text without letters takes `hint`,
+    else the default. FieldError("language") when the script is one no offered language writes."""
+    offered = list(offered)
+    counts = scripts(text)
+    if not counts:
+        return hint if hint in offered else default_language(offered)
+    if "kana" in counts:  # Han written beside kana is Japanese kanji
+        counts["kana"] += counts.pop("han", 0)
+    script = max(counts, key=counts.get)
+    candidates = [code for code in _SCRIPT_LANGUAGES.get(script, ()) if code in offered]
+    if not candidates:
+        letters = "in a script Kokoro has no language for" if script == "other" else f"in {script} script"
+        raise FieldError("language", f"the text is written {letters}, which none of the languages this engine "
+                                     f"speaks ({', '.join(offered)}) is written in; set this field to one of them")
+    return hint if hint in candidates else candidates[0]
+
+
+def default_language(offered: Iterable[str]) -> str:
+    offered = list(offered)
+    return DEFAULT_LANGUAGE if DEFAULT_LANGUAGE in offered else offered[0]
 
 
 def _english(british: bool) -> G2P:

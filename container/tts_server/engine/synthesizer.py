@@ -20,7 +20,7 @@ import numpy as np
 from ..wire.errors import FieldError, one_of
 from .backend import AcousticBackend
 from .g2p.base import G2P, PhonemeSpan
-from .languages import DEFAULT_LANGUAGE, VOICE_LETTERS, canonical, implied_by_voice
+from .languages import VOICE_LETTERS, canonical, default_language, detect
 from .output import PieceAssembler, SegmentAudio
 from .pauses import Pauses
 from .runner import ModelRunner
@@ -45,13 +45,14 @@ class Synthesizer:
     def languages(self) -> list[str]:
         return self.frontend.languages
 
-    def language(self, requested: str | None, speaker_id: str | None = None) -> str:
-        """The canonical language: as requested (aliases accepted), else implied by the voice id's
-        first letter, else the default; FieldError names the languages this engine speaks."""
-        if requested is None:
-            implied = implied_by_voice(speaker_id)
-            requested = implied if implied in self._books else DEFAULT_LANGUAGE
-        return canonical(requested, self.languages)
+    def language(self, requested: str | None) -> str:
+        """The canonical language: as requested (aliases accepted), else the default; FieldError
+        names the languages this engine speaks."""
+        return canonical(default_language(self.languages) if requested is None else requested, self.languages)
+
+    def detect(self, text: str, hint: str | None = None) -> str:
+        """The language `text` is written in, of those this engine speaks (languages.detect)."""
+        return detect(text, self.languages, hint)
 
     def voice_book(self, language: str) -> VoiceBook:
         if language not in self._books:

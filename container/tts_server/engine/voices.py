@@ -30,8 +30,9 @@ class VoiceBook:
     def __init__(self, voices: Mapping[str, np.ndarray], rows: int, letter: str | None = None):
         self._voices = voices
         self._rows = rows
-        native = sorted(v for v in voices if letter and v.startswith(letter))
-        self._own = native or sorted(voices)
+        own = sorted(v for v in voices if letter and v.startswith(letter))
+        self.native = bool(own)  # the language has voices of its own (else its presets cover them all)
+        self._own = own or sorted(voices)
         self._presets = presets(self._own)
 
     @property

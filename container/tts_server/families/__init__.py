@@ -1,14 +1,15 @@
 """The client families, one package each: a family's fields, vendor tables, WebSocket dialect and
 HTTP answer all live in its package. To add one, write its package and register it here.
 
-Asked in order (the first that claims a first message or a body answers it); the canonical
-protocol answers everything else. Bulbul comes before the blog shape: a body with Bulbul's
-field names is Bulbul's even when it also has the blog's `voice`.
+Asked in order (the first that claims a query, a first message or a body answers it); the
+canonical protocol answers everything else. Bulbul comes before the blog shape: a body with
+Bulbul's field names is Bulbul's even when it also has the blog's `voice`.
 """
 
 from __future__ import annotations
 
 from ..transport.family import Families
-from . import blog, bulbul, canonical, openai
+from . import blog, bulbul, canonical, deepgram, elevenlabs, openai
 
-REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, blog.FAMILY], default=canonical.FAMILY)
+REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, elevenlabs.FAMILY, deepgram.FAMILY, blog.FAMILY],
+                      default=canonical.FAMILY)

@@ -182,7 +182,10 @@ class SessionEngine:
         return self._failed(response, error)
 
     def _failed(self, response: Response, error: BaseException) -> ResponseDone:
-        log.error("session %s: response %s failed", self.session_id, response.response_id, exc_info=error)
+        if isinstance(error, ProtocolError) and error.http_status < 500:  # the client's mistake, told to it
+            log.info("session %s: response %s refused: %s", self.session_id, response.response_id, error.message)
+        else:
+            log.error("session %s: response %s failed", self.session_id, response.response_id, exc_info=error)
         failure = (
             error
             if isinstance(error, ProtocolError)

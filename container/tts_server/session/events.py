@@ -32,6 +32,8 @@ class AudioChunk:
     sequence: int
     audio: bytes
     alignments: list[Alignment] | None  # None unless timestamps were asked for
+    start_ms: int = 0  # the span of the response's audio (as sent) this chunk carries
+    end_ms: int = 0
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from ..engine.output import Alignment, SegmentAudio
 from ..engine.tokens import Piece
 from ..runtime import ModelRuntime
 from ..scheduler import Stream
+from ..wire.errors import ProtocolError
 from .events import AudioChunk, ResponseDone, SessionEvent, Status
 from .request import ResponseRequest
 
@@ -50,7 +51,7 @@ class ResponseRenderer:
         self._sentences.extend(split_sentences(request.text, fast_first_fragment=self.runtime.fast_first_fragment))
         stream = self.runtime.scheduler.open_stream(request.response_id)
         produced_ms = 0
-        truncated = False
+        truncated = spoken = False
         began = time.perf_counter()
         upcoming = self._piece(stream, first=True) if self._sentences else None
         segments = None
@@ -66,11 +67,14 @@ class ResponseRenderer:
                     if request.max_length_ms is not None and produced_ms + segment.duration_ms >= request.max_length_ms:
                         audio, alignments = _cut(audio, alignments, request.max_length_ms - produced_ms, request.max_length_ms)
                         truncated = True
-                    produced_ms += len(audio) * 1000 // SAMPLE_RATE
+                    began_ms, produced_ms = produced_ms, produced_ms + len(audio) * 1000 // SAMPLE_RATE
+                    spoken = spoken or len(audio) > 0
+                    if not spoken:  # nothing to say yet: not even a container's header leaves
+                        continue
                     encoding = time.perf_counter()
                     encoded = await loop.run_in_executor(self.runtime.codec, self._output.push, audio)
                     encoding = time.perf_counter() - encoding
-                    await self._send(encoded, alignments)
+                    await self._send(encoded, alignments, began_ms, produced_ms)
                     stream.sent(len(audio) / SAMPLE_RATE)
                     if not self._first_audio_sent and len(audio):
                         self._first_audio_sent = True
@@ -84,7 +88,9 @@ class ResponseRenderer:
                 if pending is not None:
                     pending.cancel()
             self.runtime.scheduler.finish_stream(stream)
-        await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [])
+        if not spoken and request.text.strip():
+            raise no_speech(request)
+        await self._send(await loop.run_in_executor(self.runtime.codec, self._output.close), [], produced_ms, produced_ms)
         status = Status.TRUNCATED if truncated else Status.COMPLETED
         return ResponseDone(request.response_id, status, len(request.text), self.audio_ms)
 
@@ -154,12 +160,11 @@ class ResponseRenderer:
         return await loop.run_in_executor(self.runtime.text, self.runtime.synthesizer.prepare, request.text, start,
                                           end, voice.style, voice.speed, voice.language)
 
-    async def _send(self, audio: bytes, alignments: list[Alignment]) -> None:
+    async def _send(self, audio: bytes, alignments: list[Alignment], start_ms: int, end_ms: int) -> None:
         if not audio and not alignments:
             return
-        chunk = AudioChunk(
-            self.request.response_id, self._sequence, audio, alignments if self.request.with_timestamps else None
-        )
+        chunk = AudioChunk(self.request.response_id, self._sequence, audio,
+                           alignments if self.request.with_timestamps else None, start_ms, end_ms)
         self._sequence += 1
         # Shielded: a cancel stops the response, never a frame half-way out of the socket.
         await asyncio.shield(self._emit(chunk))
@@ -208,6 +213,14 @@ def _phases(piece: Piece, split, waited: float, model_seconds: float, assembled:
     front = split.front_seconds if split is not None else 0.0
     return {"g2p_s": piece.g2p_seconds, "front_s": front, "decode_s": model_seconds - front,
             "queued_s": max(0.0, waited - model_seconds), "output_s": assembled}
+
+
+def no_speech(request: ResponseRequest) -> ProtocolError:
+    """A text that yields no speech is the client's mistake (SPEC: never a success with no audio)."""
+    names = request.field_names
+    return ProtocolError.invalid(f"{names.get('text', 'text')}: yields no speech in {request.voice.language!r}; if it "
+                                 f"is written in another language, set {names.get('language', 'language')} to it",
+                                 response_id=request.response_id)
 
 
 def _cut(audio, alignments: list[Alignment], keep_ms: int, limit_ms: int):

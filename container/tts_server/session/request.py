@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +16,7 @@ class Voice:
     language: str
     style: np.ndarray  # style pack (rows, 256)
     speed: float
+    name: str = "custom"  # the Kokoro voice (or blend) that speaks, as the surfaces report it
 
 
 @dataclass(eq=False)
@@ -25,3 +27,4 @@ class ResponseRequest:
     with_timestamps: bool = False
     max_length_ms: int | None = None
     response_id: str = field(default_factory=lambda: str(uuid.uuid4()))
+    field_names: Mapping[str, str] = field(default_factory=dict)  # ours -> the client's (its errors name them)

@@ -10,12 +10,27 @@ from starlette import status
 
 from ..admission import Admission
 from ..runtime import ModelRuntime
+from ..engine.voice_policy import NO_NAMES, VoiceNames
 from ..session.engine import SessionEngine
 from ..session.events import SessionEvent
-from ..settings import Settings
+from ..session.options import SessionOptions
+from ..settings import FamilySettings, Settings
 from ..wire.errors import ProtocolError
 from ..wire.sink import Sink
 from .closing import Closing, Phase
+
+
+SHARED_PATH = "/invocations-bidirectional-stream"
+
+
+@dataclass(frozen=True)
+class Opening:
+    """How the client opened the socket, before its first message."""
+
+    path: str = SHARED_PATH  # a family's own path, or the shared one every family speaks on
+    params: Mapping[str, str] = field(default_factory=dict)  # the path's parameters (`{voice_id}`)
+    query: Mapping[str, str] = field(default_factory=dict)  # the URL's query: behind SageMaker, its ModelQueryString
+    headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -24,7 +39,9 @@ class SessionContext:
     runtime: ModelRuntime
     settings: Settings
     admission: Admission  # a session's active response counts as synthesis work
-    query: Mapping[str, str] = field(default_factory=dict)  # the URL's query: SageMaker's ModelQueryString
+    opening: Opening = Opening()
+    voices: VoiceNames = NO_NAMES  # the family's voice names
+    config: FamilySettings = FamilySettings()  # the family's own settings
 
 
 class Dialect:
@@ -36,13 +53,20 @@ class Dialect:
         self._sink = context.sink
         self._runtime = context.runtime
         self._settings = context.settings
-        self._query = context.query
+        self._opening = context.opening
+        self._voices = context.voices
+        self._config = context.config
         self._engine = SessionEngine(context.runtime, self._on_session_event, context.settings.ws_max_pending_responses,
                                      hold=context.admission.syntheses.take, session_id=self.session_id)
 
     @property
     def engine(self) -> SessionEngine:
         return self._engine
+
+    def negotiate(self, **asked) -> SessionOptions:
+        """The one voice negotiation (session/options.py), with this family's voice names."""
+        return SessionOptions.negotiate(self._runtime.synthesizer, policy=self._runtime.voice_policy,
+                                        names=self._voices, **asked)
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:

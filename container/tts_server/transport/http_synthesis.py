@@ -124,6 +124,10 @@ async def collect(synthesis: Synthesis) -> tuple[bytes, list, ResponseDone]:
 
 
 def raise_if_failed(done: ResponseDone | None) -> None:
+    """A failed response as an error reply: the client's mistake as it is (a text that yields no
+    speech is a 400), anything else as an internal error."""
+    if done is not None and done.error is not None and done.error.http_status < 500:
+        raise done.error
     if done is None or done.status == Status.FAILED:
         rid = done.response_id if done else "?"
         raise ProtocolError(ErrorCode.INTERNAL, failure_message(rid))

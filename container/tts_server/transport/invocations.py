@@ -1,7 +1,8 @@
 """POST /invocations: one path for every client family (behind SageMaker it is the only one).
 
 The body is read within the limits, then answered by the family whose shape it has
-(the registry asks each family in turn; the canonical protocol answers the rest).
+(the registry asks each family in turn; the canonical protocol answers the rest), once it has
+shown an API key in that family's fields where API_KEYS asks for one.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from starlette.responses import Response
 from ..settings import Settings
 from ..wire.errors import ErrorCode, ProtocolError
 from ..wire.frames import parse_json_object
+from .family import error_response, http_refusal
 from .http_errors import request_id
 
 JSON = "application/json"
@@ -20,7 +22,11 @@ DRAIN_LIMIT = 16 << 20  # an oversized body is read (and dropped) up to here, so
 
 async def invocations(request: Request) -> Response:
     raw = await read_json_body(request)
-    return await request.app.state.families.invoke_for(raw)(request, raw, request_id(request))
+    family, rid = request.app.state.families.claiming(raw), request_id(request)
+    problem = http_refusal(family, request)
+    if problem is not None:
+        return error_response(family, problem, rid)
+    return await family.invoke(request, raw, rid)
 
 
 async def read_json_body(request: Request) -> dict:

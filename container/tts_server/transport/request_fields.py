@@ -16,11 +16,11 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from ..audio.formats import AUDIO_FORMATS
+from ..engine.voice_policy import NO_NAMES, VoiceNames
 from ..runtime import ModelRuntime
 from ..session.options import SessionOptions
-from ..wire.errors import FieldError, one_of
+from ..wire.errors import one_of
 from ..wire.fields import Speed
-from .voice_choice import resolve_voice
 
 # The session protocol's names, and the one alias every family accepts (`voice`: the blog's and OpenAI's).
 CANONICAL_NAMES: dict[str, tuple[str, ...]] = {
@@ -57,7 +57,7 @@ class VoiceFields(BaseModel):
     FIELD_NAMES: ClassVar[dict[str, tuple[str, ...]]] = CANONICAL_NAMES
 
     model: str | None = None
-    speaker_id: Annotated[str | None, aliased(CANONICAL_NAMES["speaker_id"])] = None  # None: resolve_voice
+    speaker_id: Annotated[str | None, aliased(CANONICAL_NAMES["speaker_id"])] = None  # None: the family's default
     language: Annotated[str | None, aliased(CANONICAL_NAMES["language"])] = None
     sample_rate: Annotated[int | None, aliased(CANONICAL_NAMES["sample_rate"])] = None
     speed: Annotated[Speed, aliased(CANONICAL_NAMES["speed"])] = 1.0
@@ -91,27 +91,18 @@ class VoiceFields(BaseModel):
         return next((name for name in names if name in raw), names[0])
 
     def session_options(self, runtime: ModelRuntime, raw: dict, format: str, prefix: str = "", *,
-                        speakers: Mapping[str, str] | None = None, default_voice: str | None = None) -> SessionOptions:
-        """The negotiated options; a FieldError names the field as `raw` spelt it, after `prefix`.
-
-        `speakers` maps other systems' speaker names (Bulbul's) to ours; `default_voice` (the
-        blog's `af_heart`) speaks when no voice is named, where the engine has it."""
-        synthesizer = runtime.synthesizer
-        language, speaker_id = resolve_voice(synthesizer, self.language, self.speaker_id, speakers, default_voice)
-        try:
-            return SessionOptions.negotiate(
-                synthesizer,
-                policy=runtime.voice_policy,
-                language=language,
-                speaker_id=speaker_id,
-                format=format,
-                sample_rate=self.sample_rate,
-                speed=self.speed,
-                custom_style=self.spk_ref_audio_tokens,
-            )
-        except FieldError as error:
-            name, message = self.spelt(raw, error.field), error.message
-            if error.field == "speaker_id" and name in raw:
-                asked = raw[name]
-                message += f", got {asked!r}" + (f" (mapped to {speaker_id!r})" if speaker_id != asked else "")
-            raise FieldError(prefix + name, message) from None
+                        names: VoiceNames = NO_NAMES) -> SessionOptions:
+        """The negotiated options (session/options.py, with the family's voice `names`); a
+        FieldError names the field as `raw` spelt it, after `prefix`."""
+        return SessionOptions.negotiate(
+            runtime.synthesizer,
+            policy=runtime.voice_policy,
+            names=names,
+            language=self.language,
+            speaker_id=self.speaker_id,
+            format=format,
+            sample_rate=self.sample_rate,
+            speed=self.speed,
+            custom_style=self.spk_ref_audio_tokens,
+            fields={field: prefix + self.spelt(raw, field) for field in (*self.FIELD_NAMES, "spk_ref_audio_tokens", "text")},
+        )

@@ -36,6 +36,7 @@ class ErrorCode(StrEnum):
     INTERNAL = "internal_error"
     REQUEST_TOO_LARGE = "request_too_large"  # a body or frame over its size limit
     REQUEST_STALE = "request_stale"  # older than MAX_REQUEST_AGE_S when it arrived (the blog's clients)
+    UNAUTHORIZED = "unauthorized"  # API_KEYS is set and the request carried none of them
     # The server ends a session (SPEC §10): each is announced, then the socket closes.
     IDLE_TIMEOUT = "session_idle_timeout"
     SESSION_EXPIRED = "session_lifetime_exceeded"
@@ -56,6 +57,7 @@ HTTP_STATUS: dict[ErrorCode, int] = {
     ErrorCode.INTERNAL: 500,
     ErrorCode.REQUEST_TOO_LARGE: 413,
     ErrorCode.REQUEST_STALE: 408,
+    ErrorCode.UNAUTHORIZED: 401,
     ErrorCode.IDLE_TIMEOUT: 408,
     ErrorCode.SESSION_EXPIRED: 408,
     ErrorCode.SHUTTING_DOWN: 503,

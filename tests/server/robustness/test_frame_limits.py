@@ -19,7 +19,7 @@ DIALECTS = {
                   lambda e: e.get("type") == "error" and e["error"]["message"]),
     "bulbul": ({"type": "config", "data": {"output_audio_codec": "linear16"}}, {"type": "text", "data": {"text": "はい。"}},
                lambda e: e.get("type") == "error" and e["data"]["message"]),
-    "simple": ({"text": "はい。"}, {"text": "はい。"}, lambda e: e.get("type") == "error" and e["message"]),
+    "blog": ({"text": "はい。"}, {"text": "はい。"}, lambda e: e.get("type") == "error" and e["message"]),
 }
 
 
@@ -52,7 +52,7 @@ async def test_a_frame_over_a_limit_is_an_error_and_the_session_goes_on(speech_s
         await connection.send(json.dumps(first).encode())
         if dialect == "canonical":
             await control_events(connection, lambda e: e["type"] == "session.created")
-        if dialect == "simple":
+        if dialect == "blog":
             await control_events(connection, spoke)
         await connection.send(frame)
         events = await control_events(connection, message_of)
@@ -71,7 +71,7 @@ async def test_an_over_long_text_is_an_error_naming_the_limit(speech_server, dia
         await connection.send(json.dumps(first).encode())
         if dialect == "canonical":
             await control_events(connection, lambda e: e["type"] == "session.created")
-        if dialect == "simple":
+        if dialect == "blog":
             await control_events(connection, spoke)
         await connection.send(json.dumps(long_speak).encode())
         events = await control_events(connection, message_of)

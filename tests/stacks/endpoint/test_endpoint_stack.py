@@ -7,13 +7,13 @@ import pytest
 TOPIC = "arn:aws:sns:us-east-1:123456789012:tts-alarms"
 
 
-def test_image_is_built_for_linux_amd64_from_container_and_the_text_package_only(default):
+def test_image_is_built_for_linux_amd64_from_container_and_the_shared_packages_only(default):
     [image] = default.assets("Endpoint")["dockerImages"].values()
     assert image["source"]["platform"] == "linux/amd64"
     assert image["source"]["dockerFile"] == "container/Dockerfile"
     staged = default.assembly_dir / image["source"]["directory"]
     top = {p.name for p in staged.iterdir()} - {".dockerignore"}
-    assert top == {"container", "tts_text"}  # the server imports tts_text, never the client
+    assert top == {"container", "tts_text", "tts_formats"}  # the server imports these, never the client
     assert (staged / "container" / "Dockerfile").is_file()
     assert not list(staged.rglob("__pycache__"))
 

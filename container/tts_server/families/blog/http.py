@@ -33,6 +33,7 @@ from ...transport.request_fields import MODEL_ID, Codec, VoiceFields
 from ...wire.errors import CLIENT_MISTAKES, ProtocolError, as_protocol_error
 from ...wire.fields import Text
 from . import tokens
+from .settings import BlogSettings
 
 BLOG_FIELDS = frozenset({"voice", "transport", "request_timestamp"})
 # The session protocol's own fields, which the blog's container never had: a body with one is
@@ -72,20 +73,20 @@ def blog_error_reply(error: ProtocolError, rid: str) -> JSONResponse:
 async def _invoke(request: Request, raw: dict, rid: str) -> Response:
     state = request.app.state
     received = time.perf_counter()
-    tokens.refuse_if_stale(raw.get("request_timestamp"), state.settings.max_request_age_s)
+    tokens.refuse_if_stale(raw.get("request_timestamp"), BlogSettings.of(request).max_request_age_s)
     refuse_unless_accepting(state)
     try:
         fields = BlogRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
-        options = fields.session_options(state.runtime, raw, fields.format, default_voice=tokens.DEFAULT_VOICE)
+        options = fields.session_options(state.runtime, raw, fields.format, names=tokens.VOICES)
+        speech = options.request(fields.text, response_id=fields.request_id or rid)
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
-    speech = options.request(fields.text, response_id=fields.request_id or rid)
     synthesis = await admit(state, speech)
-    headers = {"X-Request-Id": speech.response_id, "X-Model": state.settings.model_id, "X-Voice": options.voice}
+    headers = {"X-Request-Id": speech.response_id, "X-Model": state.settings.model_id, "X-Voice": speech.voice.name}
     release = BackgroundTask(synthesis.close)  # the stream's end or the client leaving frees it at once
     media_type = speech.output.media_type
     if fields.transport == "sse":
-        start = {"request_id": speech.response_id, "format": fields.format, "voice": options.speaker_id,
+        start = {"request_id": speech.response_id, "format": fields.format, "voice": speech.voice.name,
                  "sample_rate": speech.output.sample_rate}
         return StreamingResponse(_sse(synthesis, start), media_type="text/event-stream",
                                  headers=headers | {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 
-from ...settings import Settings
+from ...engine.voice_policy import VoiceNames
 from ...wire.errors import ErrorCode, ProtocolError
+from .settings import BlogSettings
 
 REQUEST_STALE = "request_stale"
-DEFAULT_VOICE = "af_heart"  # speaks where the engine has it; else the language default
+DEFAULT_VOICE = "af_heart"  # speaks for English where the engine has it; else the language's woman-1
+VOICES = VoiceNames(default=DEFAULT_VOICE)
 TOKENS: dict[ErrorCode, str] = {
     ErrorCode.SERVICE_OVERLOADED: "queue_saturated",
     ErrorCode.MODEL_LOADING: "queue_saturated",  # refused for now, retry: what their client retries
@@ -39,4 +41,4 @@ def refuse_if_stale(stamp, max_age_s: float) -> None:
     their client types (HTTP 408 on /invocations, the token in the message on the socket)."""
     if isinstance(stamp, int | float) and not isinstance(stamp, bool) and time.time() - stamp > max_age_s:
         raise ProtocolError(ErrorCode.REQUEST_STALE, f"request_timestamp: older than {max_age_s:g} s "
-                            f"({Settings.variable('max_request_age_s')})")
+                            f"({BlogSettings.variable('max_request_age_s')})")

@@ -3,24 +3,28 @@ its field names, codecs, model ids and speakers. Its SDK works with only its bas
 
 from __future__ import annotations
 
-from starlette.routing import Route, WebSocketRoute
+from starlette.routing import Route
 
 from ...transport.family import Family
-from ...transport.websocket import bidirectional_stream
+from ...transport.keys import KeyFields
 from . import http
-from .fields import MODELS
+from .fields import MODELS, VOICES
+from .settings import BulbulSettings
 from .websocket import BulbulDialect
 
 FAMILY = Family(
     name="bulbul",
     dialect=BulbulDialect,
+    sockets=("/text-to-speech/ws",),
     opens_with=lambda first: first.get("type") == "config",
     claims_body=http.claims_body,
     invoke=http.invoke,
     routes=(
         Route("/text-to-speech", http.rest, methods=["POST"]),
         Route("/text-to-speech/stream", http.stream, methods=["POST"]),
-        WebSocketRoute("/text-to-speech/ws", bidirectional_stream),
     ),
     model_ids=MODELS,
+    voices=VOICES,
+    settings=BulbulSettings,
+    keys=KeyFields(headers=("api-subscription-key",)),  # what Sarvam's SDK sends
 )

@@ -5,7 +5,9 @@ Its clients send these; each maps onto ours, and errors name the field as Bulbul
 
 from __future__ import annotations
 
+from ...engine.voice_policy import VoiceNames
 from ...transport.request_fields import CANONICAL_NAMES, VoiceFields, codec
+from .settings import BulbulSettings
 
 # Each voice field's accepted names: the session protocol's first, then Bulbul's.
 NAMES: dict[str, tuple[str, ...]] = {
@@ -35,6 +37,9 @@ SPEAKERS: dict[str, str] = {name: "woman-1" for name in _FEMALE} | {name: "man-1
 BulbulVoiceFields = VoiceFields.named(NAMES)
 
 
-def speakers(settings) -> dict[str, str]:
-    """BULBUL_SPEAKER_MAP when set, else the built-in map by gender."""
-    return SPEAKERS if settings.bulbul_speaker_map is None else settings.bulbul_speaker_map
+VOICES = VoiceNames(aliases=SPEAKERS)
+
+
+def voices(settings: BulbulSettings) -> VoiceNames:
+    """Its speakers: BULBUL_SPEAKER_MAP when set, else the built-in map by gender."""
+    return VOICES if settings.bulbul_speaker_map is None else VoiceNames(aliases=settings.bulbul_speaker_map)

@@ -13,7 +13,8 @@ from starlette.responses import Response
 from ...transport.http_errors import request_id
 from ...transport.invocations import read_json_body
 from ..canonical.http import InvocationRequest, answer
-from .fields import NAMES, OWN_NAMES, Codec, speakers
+from .fields import NAMES, OWN_NAMES, Codec, voices
+from .settings import BulbulSettings
 
 
 class BulbulInvocation(InvocationRequest.named(NAMES)):
@@ -25,7 +26,7 @@ def claims_body(raw: dict) -> bool:
 
 
 async def invoke(request: Request, raw: dict, rid: str, stream_default: bool | None = None) -> Response:
-    return await answer(request, raw, rid, BulbulInvocation, stream_default, speakers(request.app.state.settings))
+    return await answer(request, raw, rid, BulbulInvocation, stream_default, voices(BulbulSettings.of(request)))
 
 
 async def _own_path(request: Request, stream_default: bool) -> Response:

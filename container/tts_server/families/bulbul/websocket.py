@@ -8,11 +8,8 @@ it, must be the served model id or an alias when present), then `text` ... `flus
 Server: `audio` events (base64), `event`/`final` after the audio of everything flushed (unless
 the URL says `send_completion_event=false`), and `error` events whose `code` is an HTTP status.
 
-Text is cut into sentences as it arrives by the shared SentenceChunker; the sentences a message
+Text is cut into sentences as it arrives (transport/incremental.py); the sentences a message
 completes go to the engine at once, as one response that streams them sentence by sentence.
-A message ending in a sentence end (the chunker's own set, Hindi's danda included) ends its
-sentence there: the chunker alone would wait for the next message to rule out a closing quote,
-and the next message may be an LLM's next sentence away.
 """
 
 from __future__ import annotations
@@ -23,15 +20,15 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from starlette import status
-from tts_text.chunker import CLOSERS, SENTENCE_ENDS, SentenceChunker
 
 from ...session.events import AudioChunk, ResponseDone, SessionEvent, Status
 from ...session.options import SessionOptions
 from ...transport.dialect import Dialect, SessionContext
+from ...transport.incremental import IncrementalText
 from ...transport.request_fields import MODEL_ID
 from ...wire.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error, one_of
 from ...wire.fields import MAX_TEXT_CHARS
-from .fields import BulbulVoiceFields, Codec, speakers
+from .fields import BulbulVoiceFields, Codec, voices
 
 MESSAGE_TYPES = ("config", "text", "flush", "ping", "close")
 FINAL = {"type": "event", "data": {"event_type": "final"}}
@@ -62,13 +59,11 @@ class TextMessage(BaseModel):
 class BulbulDialect(Dialect):
     def __init__(self, context: SessionContext):
         super().__init__(context)
-        self._chunker = SentenceChunker(fast_first_fragment=context.runtime.fast_first_fragment)
+        self._text = IncrementalText(context.runtime.fast_first_fragment, "data.text", "send 'flush'")
         self._options: SessionOptions | None = None
-        self._fed = 0  # characters fed to the chunker so far
-        self._taken = 0  # ... of which sentences have taken this many
         self._finals: deque[str] = deque()  # per flush still waiting: the response whose done ends it
         self._media_types: dict[str, str] = {}  # response id -> its audio's content type
-        self._send_finals = context.query.get("send_completion_event", "true").lower() != "false"
+        self._send_finals = context.opening.query.get("send_completion_event", "true").lower() != "false"
 
     @staticmethod
     def error_event(error: ProtocolError) -> dict:
@@ -80,7 +75,7 @@ class BulbulDialect(Dialect):
     async def start(self, first: dict) -> bool:
         try:
             accepted = self._settings.accepted_models
-            if self._query.get("model", accepted[0]) not in accepted:
+            if self._opening.query.get("model", accepted[0]) not in accepted:
                 raise ProtocolError.invalid(f"model: {one_of(accepted)} (the ModelQueryString's model)")
             self._options = self._configure(first)
         except CLIENT_MISTAKES as error:
@@ -101,8 +96,7 @@ class BulbulDialect(Dialect):
                 self.begin_close()
             elif kind == "config":
                 options = self._configure(event)  # a bad one is refused and the old settings stay
-                await self._submit(self._chunker.flush_spans())  # text before it speaks as configured then
-                self._taken = self._fed
+                await self._submit(self._text.flush())  # text before it speaks as configured then
                 self._options = options
             elif kind != "ping":
                 raise ProtocolError(ErrorCode.UNKNOWN_EVENT_TYPE, f"type: {one_of(MESSAGE_TYPES)}")
@@ -113,27 +107,17 @@ class BulbulDialect(Dialect):
     def _configure(self, message: dict) -> SessionOptions:
         config = ConfigMessage.model_validate(message, context={MODEL_ID: self._settings.accepted_models}).data
         return config.session_options(self._runtime, message["data"], config.format, "data.",
-                                      speakers=speakers(self._settings))
+                                      names=voices(self._config))
 
     async def _feed(self, text: str) -> None:
-        if self._fed - self._taken + len(text) > MAX_TEXT_CHARS:
-            raise ProtocolError.invalid(
-                f"data.text: at most {MAX_TEXT_CHARS} characters may wait for the end of a sentence; send 'flush'"
-            )
-        self._fed += len(text)
-        sentences = self._chunker.feed_spans(text)
-        last = text.rstrip().rstrip(CLOSERS)[-1:]
-        if last and last in SENTENCE_ENDS:
-            sentences += self._chunker.flush_spans()
-        await self._submit(sentences)
+        await self._submit(self._text.feed(text))
 
     async def _flush(self) -> None:
         """Submit the rest; `final` follows once everything outstanding now is done."""
         try:
-            await self._submit(self._chunker.flush_spans())
+            await self._submit(self._text.flush())
         except ProtocolError as error:  # e.g. too many queued: reported, and the turn still ends
             await self.report(error)
-        self._taken = self._fed
         outstanding = self._engine.outstanding
         if not self._send_finals:
             return
@@ -142,12 +126,10 @@ class BulbulDialect(Dialect):
         else:
             await self._sink.send(FINAL)
 
-    async def _submit(self, sentences: list[tuple[tuple[int, int], str]]) -> None:
-        if not sentences:
+    async def _submit(self, text: str | None) -> None:
+        if text is None:
             return
-        self._taken = sentences[-1][0][1]
-        # One response per message; a newline is a sentence end, so the renderer cuts it the same way.
-        request = self._options.request("\n".join(text for _, text in sentences))
+        request = self._options.request(text)  # one response per message
         self._media_types[request.response_id] = request.output.media_type  # a later config may change it
         await self._engine.submit(request)
 

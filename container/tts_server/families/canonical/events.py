@@ -18,7 +18,7 @@ class ClientEvent(BaseModel):
 
 class OpenEvent(ClientEvent):
     type: Literal["open"]
-    language: str | None = None  # None: implied by the speaker's voice id, else ja
+    language: str | None = None  # None: each response's text decides (its script), never the voice
     speaker_id: str = "default"
     format: AudioFormatName = "pcm_f32"
     sample_rate: int | None = None

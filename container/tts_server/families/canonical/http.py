@@ -26,6 +26,7 @@ from starlette.background import BackgroundTask
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
+from ...engine.voice_policy import NO_NAMES, VoiceNames
 from ...session.events import AudioChunk, ResponseDone
 from ...transport.http_synthesis import (Synthesis, admit, audio_bytes, collect, failure_message,
                                          refuse_unless_accepting, started)
@@ -55,21 +56,21 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
 
 
 async def answer(request: Request, raw: dict, rid: str, model: type[InvocationRequest],
-                 stream_default: bool | None = None, speakers: dict[str, str] | None = None) -> Response:
-    """Validate `raw` as `model` (a family's spelling of these fields), synthesize, reply."""
+                 stream_default: bool | None = None, names: VoiceNames = NO_NAMES) -> Response:
+    """Validate `raw` as `model` (a family's spelling of these fields, its voice `names`), synthesize, reply."""
     state = request.app.state
     refuse_unless_accepting(state)
     try:
         fields = model.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})
-        options = fields.session_options(state.runtime, raw, fields.format, speakers=speakers)
+        options = fields.session_options(state.runtime, raw, fields.format, names=names)
+        speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
+                                 max_length_ms=fields.max_length)
     except CLIENT_MISTAKES as error:
         raise as_protocol_error(error) from None
     stream = fields.stream if "stream" in raw else stream_default if stream_default is not None else wants_audio(request)
-    speech = options.request(fields.text, response_id=rid, with_timestamps=fields.with_timestamps,
-                             max_length_ms=fields.max_length)
     synthesis = await admit(state, speech)
     # What actually speaks, whatever `model` and the voice asked for.
-    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id, "X-Voice": options.voice}
+    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id, "X-Voice": speech.voice.name}
     if not stream:
         return await _whole(synthesis, state.runtime.codec, headers)
     # The stream's end, or the client leaving mid-stream, frees the synthesis at once.

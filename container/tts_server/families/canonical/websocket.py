@@ -40,9 +40,7 @@ class CanonicalDialect(Dialect):
                     f"type: the first event must be 'open', got {first.get('type')!r}",
                 )
             event = OpenEvent.model_validate(first)
-            self._options = SessionOptions.negotiate(
-                self._runtime.synthesizer,
-                policy=self._runtime.voice_policy,
+            self._options = self.negotiate(
                 language=event.language,
                 speaker_id=event.speaker_id,
                 format=event.format,
@@ -56,17 +54,20 @@ class CanonicalDialect(Dialect):
             return False
         self._binary = event.audio_frames == "binary"
         options = self._options
+        likely = options.likely_language  # without `language`, each response's text decides its own
         await self._sink.send({
             "type": "session.created",
             "session_id": self.session_id,
-            "language": options.language,
+            "language": options.language,  # null: each response's language is its text's
             "speaker_id": options.speaker_id,
-            "voice": options.voice,  # the Kokoro voice that speaks (the closest one, for a voice the engine lacks)
+            # The Kokoro voice that speaks (the closest one, for a voice the engine lacks) in the
+            # session's language, or in the one its texts most likely have.
+            "voice": options.voice_for(likely).voice,
             "format": options.output.format,
             "sample_rate": options.output.sample_rate,
             "audio_frames": event.audio_frames,
             "speed": options.speed,
-            "speakers": options.book.speakers,
+            "speakers": self._runtime.synthesizer.voice_book(likely).speakers,
             # What serves (engine, device, precision, batch limits, uid): behind SageMaker only the
             # session and /invocations reach the container, so a client learns it here (/ping: the same).
             "server": self._runtime.runs_on(),

@@ -7,7 +7,8 @@ from starlette.routing import Route
 
 from ...transport.family import Family
 from . import http
-from .fields import VOICES, claims_body
+from .errors import family_error_reply
+from .fields import NAMES, claims_body
 
 FAMILY = Family(
     name="openai",
@@ -19,5 +20,6 @@ FAMILY = Family(
         Route("/v1/models", http.models, methods=["GET"]),
         Route("/v1/audio/models", http.audio_models, methods=["GET"]),
     ),
-    voice_aliases=VOICES,
+    voices=NAMES,
+    error_reply=family_error_reply,
 )

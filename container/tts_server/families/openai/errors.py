@@ -21,6 +21,10 @@ def param_of(error: ValidationError | FieldError | ProtocolError) -> str | None:
     return None
 
 
+def family_error_reply(error: ProtocolError, _rid: str) -> JSONResponse:
+    return openai_error_reply(error)
+
+
 def openai_error_reply(error: ValidationError | FieldError | ProtocolError, param: str | None = None) -> JSONResponse:
     problem = as_protocol_error(error)
     status = problem.http_status

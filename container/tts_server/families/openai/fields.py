@@ -1,9 +1,9 @@
 """OpenAI's speech API as its clients send it (`POST /v1/audio/speech`): its fields, formats,
 model ids and voice names, and Kokoro-FastAPI's voice blends (`a+b`, `a(2)+b(1)`).
 
-OpenAI's voices have no Kokoro twin of the same name: each maps to a Kokoro voice of the same
-gender (OPENAI_VOICE_MAP replaces the map); a mapped voice the engine lacks speaks as the voice
-policy decides (engine/voice_policy.py).
+OpenAI's voices have no Kokoro twin of the same name: each stands for a Kokoro voice of the same
+gender (VOICE_ALIASES overrides any), and speaks as the voice policy decides for the text's
+language (engine/voice_policy.py): `nova` reads a Japanese text as a Japanese woman's voice.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict
 
+from ...engine.voice_policy import VoiceNames
 from ...wire.fields import Speed, Text
 
 # OpenAI model ids its clients send (and Kokoro-FastAPI's); the served model still speaks.
@@ -23,6 +24,7 @@ VOICES: dict[str, str] = {
     "fable": "bm_fable", "onyx": "am_onyx", "nova": "af_nova", "sage": "af_sarah", "shimmer": "af_sky",
     "verse": "am_michael", "marin": "af_bella", "cedar": "am_liam",
 }
+NAMES = VoiceNames(aliases=VOICES)
 # response_format -> (our format, sample rate): OpenAI's audio is 24 kHz; `pcm` is raw 16-bit LE.
 FORMATS: dict[str, str] = {"mp3": "mp3", "opus": "opus", "aac": "aac", "flac": "flac", "wav": "wav", "pcm": "pcm_16"}
 SAMPLE_RATE = 24000
@@ -52,7 +54,7 @@ class SpeechRequest(BaseModel):
     speed: Speed = 1.0
     instructions: str | None = None  # OpenAI's style prompt: Kokoro takes none, so it is ignored
     stream_format: Literal["audio", "sse"] = "audio"
-    lang_code: str | None = None  # Kokoro-FastAPI's language field (else the voice implies it)
+    lang_code: str | None = None  # Kokoro-FastAPI's language field (else the text's script decides)
 
 
 def claims_body(raw: dict) -> bool:

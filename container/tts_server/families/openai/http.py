@@ -25,10 +25,10 @@ from ...transport.http_synthesis import admit, audio_bytes, refuse_unless_accept
 from ...transport.invocations import read_json_body
 from ...wire.errors import CLIENT_MISTAKES, FieldError, ProtocolError, one_of
 from .errors import openai_error_reply
-from .fields import FORMATS, MODELS, SAMPLE_RATE, VOICES, SpeechRequest
+from .fields import FORMATS, MODELS, NAMES, SAMPLE_RATE, VOICES, SpeechRequest
 
 # Our negotiation's field names as OpenAI's clients know them.
-PARAMS = {"speaker_id": "voice", "language": "lang_code", "format": "response_format",
+PARAMS = {"text": "input", "speaker_id": "voice", "language": "lang_code", "format": "response_format",
           "sample_rate": "response_format", "speed": "speed"}
 
 
@@ -48,12 +48,12 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
         accepted = _model_ids(request)
         if fields.model is not None and fields.model not in accepted:
             raise FieldError("model", one_of(accepted))
-        options = _negotiate(state.runtime, fields)
-        synthesis = await admit(state, options.request(fields.input, response_id=rid))
+        speech = _negotiate(state.runtime, fields).request(fields.input, response_id=rid)
+        synthesis = await admit(state, speech)
         events = await started(synthesis)
     except CLIENT_MISTAKES as error:
         return openai_error_reply(error)
-    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id, "X-Voice": options.voice}
+    headers = {"X-Request-Id": rid, "X-Model": state.settings.model_id, "X-Voice": speech.voice.name}
     release = BackgroundTask(synthesis.close)  # the stream's end or the client leaving frees it at once
     if fields.stream_format == "sse":
         return StreamingResponse(_sse(events), media_type="text/event-stream", background=release,
@@ -66,11 +66,10 @@ def _negotiate(runtime, fields: SpeechRequest) -> SessionOptions:
     try:
         return SessionOptions.negotiate(runtime.synthesizer, language=fields.lang_code, speaker_id=fields.voice,
                                         format=FORMATS[fields.response_format], sample_rate=SAMPLE_RATE,
-                                        speed=fields.speed, policy=runtime.voice_policy)
+                                        speed=fields.speed, policy=runtime.voice_policy, names=NAMES, fields=PARAMS)
     except FieldError as error:
-        param = PARAMS.get(error.field, error.field)
-        extra = f"; OpenAI's voices: {', '.join(VOICES)}" if param == "voice" else ""
-        raise FieldError(param, error.message + extra) from None
+        extra = f"; OpenAI's voices: {', '.join(VOICES)}" if error.field == "voice" else ""
+        raise FieldError(error.field, error.message + extra) from None
 
 
 async def _sse(events: AsyncIterator[AudioChunk | ResponseDone]) -> AsyncIterator[bytes]:
@@ -97,7 +96,7 @@ async def voices(request: Request) -> JSONResponse:
         return openai_error_reply(request.app.state.admission.model_loading())
     synthesizer = runtime.synthesizer
     ids = sorted({v for language in synthesizer.languages for v in synthesizer.voice_book(language).voice_ids})
-    aliases = runtime.voice_policy.aliases
+    aliases = VOICES | runtime.voice_policy.aliases  # the operator's aliases stand over OpenAI's
     listed = [{"id": v, "name": v} for v in ids] + [{"id": a, "name": f"{a} ({aliases[a]})"} for a in aliases]
     return JSONResponse({"voices": listed})
 

@@ -1,0 +1,238 @@
+"""ElevenLabs' own clients, unmodified, against the real server with only the base URL changed:
+Pipecat's ElevenLabsTTSService in a pipeline (a turn, its word frames, a barge-in), LiveKit's
+elevenlabs.TTS streaming with aligned transcripts, and the `elevenlabs` SDK's HTTP streams and
+its websocket helper. The audio decodes to what the server speaks for the same text."""
+
+import asyncio
+import base64
+import json
+from types import SimpleNamespace
+
+import httpx
+import pytest
+import pytest_asyncio
+import websockets
+
+from sagemaker_gateway.certs import issue
+
+pytest.importorskip("pipecat")
+pytest.importorskip("elevenlabs")
+pytest.importorskip("livekit.plugins.elevenlabs")
+
+from pipecat.frames.frames import (  # noqa: E402
+    InterruptionFrame, LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame,
+    TTSStartedFrame, TTSStoppedFrame, TTSTextFrame,
+)
+from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
+from pipecat.pipeline.worker import PipelineParams  # noqa: E402
+from pipecat.processors.frame_processor import FrameProcessor  # noqa: E402
+from pipecat.services.elevenlabs.tts import ElevenLabsTTSService  # noqa: E402
+from pipecat.tests.utils import run_test  # noqa: E402
+
+RACHEL = "21m00Tcm4TlvDq8ikWAM"  # ElevenLabs' premade voice id, as their examples send it
+TEXT = "Hello there. How are you today?"
+LONG = "Once upon a time there was a small village. Every morning the people went out to work. At night they sang."
+RATE = 24000
+
+
+@pytest_asyncio.fixture(scope="module")
+async def tls_front(speech_server, tmp_path_factory):
+    """TLS in front of the server (the SDK's websocket helper only speaks wss://), bytes passed through."""
+    tls = issue(tmp_path_factory.mktemp("tls-front"))
+    writers = []
+
+    async def pipe(reader, writer):
+        try:
+            while data := await reader.read(65536):
+                writer.write(data)
+                await writer.drain()
+        finally:
+            writer.close()
+
+    async def on_connection(reader, writer):
+        upstream = await asyncio.open_connection("127.0.0.1", speech_server.port)
+        writers.extend((writer, upstream[1]))
+        await asyncio.gather(pipe(reader, upstream[1]), pipe(upstream[0], writer), return_exceptions=True)
+
+    server = await asyncio.start_server(on_connection, "127.0.0.1", 0, ssl=tls.context)
+    yield SimpleNamespace(url=f"https://127.0.0.1:{server.sockets[0].getsockname()[1]}", ca_file=tls.ca_file)
+    server.close()
+    for writer in writers:  # no TLS goodbye left waiting for a peer that has gone
+        writer.transport.abort()
+
+
+def reference_ms(server, text: str) -> float:
+    """The same text through ElevenLabs' HTTP stream path: what the server speaks for it."""
+    reply = httpx.post(f"{server.http_url}/v1/text-to-speech/{RACHEL}/stream", params={"output_format": "pcm_24000"},
+                       json={"text": text, "model_id": "eleven_flash_v2_5"}, timeout=180)
+    assert reply.status_code == 200, reply.text
+    return len(reply.content) / 2 / RATE * 1000
+
+
+def near(measured_ms: float, expected_ms: float) -> bool:
+    """Sentences spoken as separate responses keep their pauses; a frame's rounding at most."""
+    return abs(measured_ms - expected_ms) <= max(150, 0.05 * expected_ms)
+
+
+def llm_turn(text: str) -> list:
+    """An LLM reply as Pipecat's LLM services stream it: a few characters per token."""
+    tokens = [LLMTextFrame(text[i:i + 4]) for i in range(0, len(text), 4)]
+    return [LLMFullResponseStartFrame(), *tokens, LLMFullResponseEndFrame()]
+
+
+def pipecat_service(server) -> ElevenLabsTTSService:
+    # Pipecat ends a context that stays silent for stop_frame_timeout_s (3 s): the embedded engine's
+    # first audio on a busy CPU may take longer (README, "Compatibility").
+    return ElevenLabsTTSService(api_key="unused", url=f"ws://127.0.0.1:{server.port}", sample_rate=RATE,
+                                settings=ElevenLabsTTSService.Settings(voice=RACHEL), stop_frame_timeout_s=20)
+
+
+async def test_pipecats_elevenlabs_service_speaks_a_turn_with_its_words_in_order(speech_server):
+    down, _ = await run_test(pipecat_service(speech_server), frames_to_send=llm_turn(TEXT),
+                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
+    spoken = [f for f in down if isinstance(f, TTSStartedFrame | TTSAudioRawFrame | TTSTextFrame | TTSStoppedFrame)]
+    assert isinstance(spoken[0], TTSStartedFrame) and isinstance(spoken[-1], TTSStoppedFrame)
+    audio = b"".join(f.audio for f in spoken if isinstance(f, TTSAudioRawFrame))
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    words = [f for f in spoken if isinstance(f, TTSTextFrame)]
+    assert [w.text for w in words] == TEXT.split()
+    assert [w.pts for w in words] == sorted(w.pts for w in words)
+
+
+async def test_pipecats_elevenlabs_http_service_speaks_with_word_frames(speech_server):
+    import aiohttp
+    from pipecat.frames.frames import TTSSpeakFrame
+    from pipecat.services.elevenlabs.tts import ElevenLabsHttpTTSService
+
+    async with aiohttp.ClientSession() as session:
+        tts = ElevenLabsHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
+                                       sample_rate=RATE, settings=ElevenLabsHttpTTSService.Settings(voice=RACHEL),
+                                       stop_frame_timeout_s=20)  # as for the socket service above
+        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
+                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
+    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    assert [f.text for f in down if isinstance(f, TTSTextFrame)] == TEXT.split()
+
+
+class BargeInAtFirstAudio(FrameProcessor):
+    """The user speaks as soon as the bot does: an interruption at the turn's first audio."""
+
+    def __init__(self):
+        super().__init__()
+        self.interrupted_context = None
+
+    async def process_frame(self, frame, direction):
+        await super().process_frame(frame, direction)
+        await self.push_frame(frame, direction)
+        if isinstance(frame, TTSAudioRawFrame) and self.interrupted_context is None:
+            self.interrupted_context = frame.context_id
+            await self.broadcast_interruption()
+
+
+async def heard_ms_with_a_barge_in(service, text: str) -> float:
+    """A turn of `text` through `service`, the user cutting in at its first audio: how much was heard."""
+    down, _ = await run_test(Pipeline([service, BargeInAtFirstAudio()]), frames_to_send=llm_turn(text),
+                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
+    assert any(isinstance(f, InterruptionFrame) for f in down)
+    return sum(len(f.audio) for f in down if isinstance(f, TTSAudioRawFrame)) / 2 / RATE * 1000
+
+
+async def test_a_barge_in_stops_the_turns_audio(speech_server):
+    heard = await heard_ms_with_a_barge_in(pipecat_service(speech_server), LONG)
+    # Its first sentence at most (a chunk pushed just before the cut may still arrive), never the turn:
+    # the context Pipecat closes at the cut cancels the rest on the server.
+    assert 0 < heard < 0.6 * reference_ms(speech_server, LONG)
+
+
+async def livekit_stream(tts, text: str) -> list:
+    """`text` streamed into a LiveKit TTS as an LLM writes it (a few characters at a time): its events."""
+    try:
+        stream = tts.stream()
+        for i in range(0, len(text), 4):
+            stream.push_text(text[i:i + 4])
+        stream.end_input()
+        events = [event async for event in stream]
+        await stream.aclose()
+    finally:
+        await tts.aclose()
+    return events
+
+
+async def test_livekits_elevenlabs_tts_streams_with_aligned_transcripts(speech_server):
+    from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT
+    from livekit.agents.utils import http_context
+    from livekit.plugins import elevenlabs
+
+    async with http_context.open():  # what an agent worker provides its plugins
+        events = await livekit_stream(elevenlabs.TTS(api_key="unused", base_url=f"{speech_server.http_url}/v1",
+                                                     voice_id=RACHEL, encoding="pcm_24000"), TEXT)
+    samples = sum(e.frame.samples_per_channel for e in events)
+    assert near(samples / RATE * 1000, reference_ms(speech_server, TEXT))
+    words = [w for e in events for w in e.frame.userdata.get(USERDATA_TIMED_TRANSCRIPT, [])]
+    # Every word, in order, each starting inside the audio. (LiveKit reads a message's character
+    # times as if from the context's start; ElevenLabs times them from the message's own audio, and
+    # so does this server, so LiveKit's word times restart at each sentence: README, "Compatibility".)
+    assert "".join(words).split() == TEXT.split()
+    assert all(0 <= w.start_time <= samples / RATE for w in words)
+
+
+def test_the_sdks_http_streams_speak_and_time_every_character(speech_server):
+    from elevenlabs.client import ElevenLabs
+
+    client = ElevenLabs(api_key="unused", base_url=speech_server.http_url)
+    audio = b"".join(client.text_to_speech.stream(voice_id=RACHEL, text=TEXT, model_id="eleven_flash_v2_5",
+                                                  output_format="pcm_24000"))
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    chunks = list(client.text_to_speech.stream_with_timestamps(voice_id=RACHEL, text=TEXT, output_format="pcm_24000"))
+    timed = b"".join(base64.b64decode(c.audio_base_64) for c in chunks)
+    assert near(len(timed) / 2 / RATE * 1000, len(audio) / 2 / RATE * 1000)
+    chars = [ch for c in chunks if c.alignment for ch in c.alignment.characters]
+    starts = [s for c in chunks if c.alignment for s in c.alignment.character_start_times_seconds]
+    assert "".join(chars) == TEXT + " " and starts == sorted(starts) and starts[-1] <= len(timed) / 2 / RATE
+
+
+async def test_the_sdks_websocket_helper_speaks_streamed_text(speech_server, tls_front, monkeypatch):
+    from elevenlabs.client import ElevenLabs
+
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_front.ca_file))  # the helper insists on wss://
+    client = ElevenLabs(api_key="unused", base_url=tls_front.url)
+
+    def speak() -> bytes:
+        pieces = iter(["Hello ", "there. ", "How are ", "you today?"])
+        return b"".join(client.text_to_speech.convert_realtime(voice_id=RACHEL, text=pieces, output_format="pcm_24000"))
+
+    audio = await asyncio.to_thread(speak)
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+
+
+async def test_behind_sagemaker_the_query_chooses_it_on_the_shared_socket(speech_server):
+    """What a SageMaker client sends: the socket's query as ModelQueryString, `voice_id` in it."""
+    url = f"{speech_server.ws_url}?voice_id={RACHEL}&output_format=pcm_16000&model_id=eleven_flash_v2_5"
+    async with websockets.connect(url) as ws:
+        for message in ({"text": " ", "context_id": "c1"}, {"text": "Hello there. ", "context_id": "c1"},
+                        {"context_id": "c1", "flush": True}, {"context_id": "c1", "close_context": True}):
+            await ws.send(json.dumps(message))
+        audio, replies = b"", []
+        while not replies or not replies[-1].get("isFinal"):
+            replies.append(json.loads(await asyncio.wait_for(ws.recv(), 120)))
+            audio += base64.b64decode(replies[-1].get("audio") or "")
+        await ws.send(json.dumps({"close_socket": True}))
+        await asyncio.wait_for(ws.wait_closed(), 30)
+    assert {r.get("contextId") for r in replies} == {"c1"} and ws.close_code == 1000
+    assert near(len(audio) / 2 / 16000 * 1000, reference_ms(speech_server, "Hello there."))
+
+
+def test_the_invocations_form_carries_the_voice_in_the_body(speech_server):
+    body = {"text": "Hello there.", "voice_id": RACHEL, "output_format": "pcm_24000"}
+    reply = httpx.post(f"{speech_server.http_url}/invocations", json=body, timeout=180)
+    assert reply.status_code == 200 and reply.headers["content-type"].startswith("audio/L16")
+    assert near(len(reply.content) / 2 / RATE * 1000, reference_ms(speech_server, "Hello there."))
+
+
+def test_errors_keep_elevenlabs_shape(speech_server):
+    reply = httpx.post(f"{speech_server.http_url}/v1/text-to-speech/{RACHEL}/stream", params={"output_format": "flac"},
+                       json={"text": "Hi."}, timeout=60)
+    assert reply.status_code == 400
+    detail = reply.json()["detail"]
+    assert detail["status"] == "invalid_request" and "output_format: Input should be 'pcm_16000'" in detail["message"]
