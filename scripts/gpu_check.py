@@ -34,10 +34,10 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gpu_engine import REPO, SeededBackend, load_inputs, record, seeded_model, trained_model  # noqa: E402
-from gpu_load import sessions_ttfa, throughput  # noqa: E402
+from gpu_engine import REPO, SeededBackend, load_inputs, record, seeded_model, trained_model
+from gpu_load import sessions_ttfa, throughput
 
-from tts_server.engine.batched_forward import forward_batch  # noqa: E402
+from tts_server.engine.batched_forward import forward_batch
 
 TARGETS = {"audio_s_per_s": 1000, "ttfa_p95_ms_at_50_sessions": 150}
 TOLERANCE = {"cpu_vs_device_rel_l2": 1e-3, "batched_vs_single_rel_l2": 1e-4}  # relative L2 of the audio
@@ -73,7 +73,7 @@ def batched_equals_single(backend, items) -> dict:
         alone += forward_batch(backend.model, [item], seeds=[k])
     backend.forced.rows = None
     found = compare(together, alone)
-    found["durations_as_recorded"] = all(np.array_equal(row[1], item["durations"]) for row, item in zip(together, items))
+    found["durations_as_recorded"] = all(np.array_equal(row[1], item["durations"]) for row, item in zip(together, items, strict=True))
     return {**found, "batch": len(batch), "tolerance_rel_l2": TOLERANCE["batched_vs_single_rel_l2"],
             "passed": found["durations_equal"] and found["durations_as_recorded"]
             and found["audio_rel_l2_max"] <= TOLERANCE["batched_vs_single_rel_l2"]}

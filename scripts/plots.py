@@ -20,8 +20,8 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: no display, no GUI toolkit
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 BLUE, ORANGE, GREEN, RED, GREY = "#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#a0aec0"
 

@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from tts_client.validation import (  # noqa: E402
+from tts_client.validation import (
     audio_checks, error_checks, http_checks, input_end_checks, overload_checks, session_checks)
-from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
-from tts_client.validation.runner import (  # noqa: E402
+from tts_client.validation.report import table, write_json, write_junit
+from tts_client.validation.runner import (
     FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
-from tts_client.validation.target import Target, sagemaker_target, websocket_target  # noqa: E402
+from tts_client.validation.target import Target, sagemaker_target, websocket_target
 
 # overload.shed last: its burst must not share the server with another check's work.
 ALL_CHECKS = [*session_checks.CHECKS, *input_end_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS,
@@ -72,7 +72,7 @@ async def reachable(target: Target, timeout: float) -> str | None:
     """None when a session connects, else why not."""
     try:
         session = await asyncio.wait_for(target.session(), timeout)
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - whatever stops a session is the answer
         return f"{type(error).__name__}: {error}"
     await session.abort()
     return None

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dockerfile_reader import DOCKERFILE, REPO, REQUIREMENTS, args, env, image_args, image_stages, instructions, runtime_user, stages
+from dockerfile_reader import REPO, REQUIREMENTS, args, env, image_args, image_stages, runtime_user, stages
 
 
 def test_plain_ubuntu_base_with_python_312_and_no_second_cuda():

@@ -52,6 +52,6 @@ async def test_the_pages_chunker_cuts_token_streams_like_the_python_one(speech_s
         cases,
     )
     expected = [cuts("".join(c["pieces"]), c["pieces"], c["fast"]) for c in cases]
-    mismatches = [(c, g, e) for c, g, e in zip(cases, got, expected) if g != e]
+    mismatches = [(c, g, e) for c, g, e in zip(cases, got, expected, strict=True) if g != e]
     assert not mismatches, mismatches[:3]
     assert sum(len(e) for e in expected) > len(cases)  # the corpus does cut sentences

@@ -160,7 +160,7 @@ def test_progress_goes_to_a_terminal_stderr_and_leaves_stdout_as_it_was(monkeypa
         terminal = Terminal()
         monkeypatch.setattr(sys, "stderr", terminal)
         on_start, on_result = validator.progress(validator.parse_args(["--url", "ws://x", *flags]), len(checks))
-        for check, result in zip(checks, results):
+        for check, result in zip(checks, results, strict=True):
             on_start(check)
             on_result(result)
         return capsys.readouterr().out, terminal.getvalue()

@@ -1,5 +1,7 @@
 """The chunker yields the same sentences for a whole string and for any token stream."""
 
+from itertools import pairwise
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -96,7 +98,7 @@ def test_spans_index_the_fed_text():
 def splits(draw, text: str):
     cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=len(text))))
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in pairwise(bounds)]
 
 
 @settings(max_examples=300, deadline=None)

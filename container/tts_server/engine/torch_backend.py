@@ -111,7 +111,7 @@ def _voice_pack(path) -> np.ndarray:
     try:
         pack = torch.load(path, map_location="cpu", weights_only=True)
         values = pack.float().numpy().reshape(-1, 256)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:  # noqa: BLE001 - any failure here is "not a voice pack"
         reason = " ".join(str(error).split())[:200]
         raise ModelDirError(f"{path}: not a voice pack of (rows, 1, 256) float values ({reason})") from None
     return values

@@ -5,17 +5,17 @@ import pytest
 
 pytest.importorskip("pipecat")
 
-from pipecat.frames.frames import (  # noqa: E402
+from pipecat.frames.frames import (
     InterruptionFrame, LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame,
     TTSStartedFrame, TTSStoppedFrame, TTSTextFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed  # noqa: E402
-from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
-from pipecat.pipeline.worker import PipelineParams  # noqa: E402
-from pipecat.processors.frame_processor import FrameProcessor  # noqa: E402
-from pipecat.tests.utils import SleepFrame, run_test  # noqa: E402
+from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams
+from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.tests.utils import SleepFrame, run_test
 
-from tts_client.integrations.pipecat import KokoroStreamingTTSService  # noqa: E402
+from tts_client.integrations.pipecat import KokoroStreamingTTSService
 
 ANSWER = "こんにちは。今日はいい天気ですね。"
 LONG_ANSWER = "昔々、ある山の中に小さな村がありました。村の人々は毎朝早く起きて畑で働きました。夕方になると皆で集まって歌を歌いました。"

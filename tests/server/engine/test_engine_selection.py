@@ -2,7 +2,6 @@
 broken weights keep /ping at 503 with a one-line reason naming the file."""
 
 import json
-import shutil
 import socket
 import urllib.error
 import urllib.request
