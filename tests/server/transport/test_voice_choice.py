@@ -1,6 +1,6 @@
 """Default voices and Bulbul speaker names, decided from what the engine offers at request time.
 The English path uses an engine double (the embedded engine is Japanese only); the Japanese
-fallback also runs for real in tests/server/http/test_http_blog.py."""
+fallback also runs for real in tests/server/families/test_blog_http.py."""
 
 import numpy as np
 import pytest

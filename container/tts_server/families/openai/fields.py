@@ -2,7 +2,7 @@
 model ids and voice names, and Kokoro-FastAPI's voice blends (`a+b`, `a(2)+b(1)`).
 
 OpenAI's voices have no Kokoro twin of the same name: each maps to a Kokoro voice of the same
-gender (OPENAI_VOICE_MAP replaces the map); a mapped voice the engine lacks speaks as the voice
+gender (VOICES below); a mapped voice the engine lacks speaks as the voice
 policy decides (engine/voice_policy.py).
 """
 
