@@ -3,23 +3,21 @@
 
 Each table sits between `<!-- settings:GROUPS -->` and `<!-- /settings -->` (GROUPS: the
 comma-separated groups it lists, or `all`). `--check` exits 1 naming each file that drifted
-(the test suite runs it); without it the tables are rewritten in place.
+(the test suite runs it); without it the tables are rewritten in place (generated_blocks.py).
 """
 
 from __future__ import annotations
 
-import argparse
 import re
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO / "container")]
+from generated_blocks import REPO, Generated, main as generate
+
+sys.path[:0] = [str(REPO / "container"), str(REPO)]
 
 from tts_server.settings import Settings  # noqa: E402
 
-FILES = [REPO / "README.md", REPO / "docs" / "http-and-dialects.md"]
-BLOCK = re.compile(r"(<!-- settings:(?P<groups>[a-z,]+) -->\n)(?P<table>.*?)(<!-- /settings -->)", re.S)
+FILES = [REPO / "README.md", REPO / "docs" / "http-and-dialects.md", REPO / "docs" / "settings.md"]
 
 
 def _default(field) -> str:
@@ -52,28 +50,12 @@ def table(groups: str) -> str:
     return "\n".join(rows) + "\n"
 
 
-def render(text: str) -> str:
-    return BLOCK.sub(lambda m: m.group(1) + table(m.group("groups")) + m.group(4), text)
+TABLES = Generated(r"<!-- settings:(?P<arg>[a-z,]+) -->", "<!-- /settings -->", table,
+                   "container/tts_server/settings.py")
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--check", action="store_true", help="exit 1 if a table is out of date")
-    args = parser.parse_args()
-    stale = []
-    for path in FILES:
-        text = path.read_text()
-        if BLOCK.search(text) is None:
-            stale.append(f"{path.relative_to(REPO)}: no settings table")
-            continue
-        if render(text) != text:
-            stale.append(f"{path.relative_to(REPO)}: the settings table differs from tts_server/settings.py")
-            if not args.check:
-                path.write_text(render(text))
-    if args.check and stale:
-        print("\n".join(stale + ["run: python scripts/settings_tables.py"]))
-        return 1
-    return 0
+    return generate(TABLES, FILES, REPO, "scripts/settings_tables.py")
 
 
 if __name__ == "__main__":

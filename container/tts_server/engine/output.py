@@ -10,12 +10,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, Inference
+from .backend import MS_PER_DURATION_UNIT, SAMPLE_RATE, SAMPLES_PER_MS, Inference
 from .pauses import Pauses
 from .tokens import Piece, Token
-
-MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE  # 25
-SAMPLES_PER_MS = SAMPLE_RATE // 1000
 
 
 @dataclass(frozen=True)
