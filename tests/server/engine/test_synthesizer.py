@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT
-from tts_server.engine.factory import embedded_synthesizer
+from tts_server.engine.factory import build_synthesizer
 
 
 @pytest.fixture(scope="module")
 def synthesizer():
-    return embedded_synthesizer(threads=2)
+    return build_synthesizer("onnx", "cpu", None, threads=2)
 
 
 def test_backend_durations_account_for_every_sample(synthesizer):
