@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import typing
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +32,27 @@ class Generated:
 
     def rendered(self, text: str) -> str:
         return self.pattern().sub(lambda m: m["open"] + self.render(m.groupdict().get("arg")) + m["close"], text)
+
+
+def cell(text: str) -> str:
+    """Text as one Markdown table cell: one line, its pipes escaped, no `<word>` read as HTML."""
+    return re.sub(r"<(?=[A-Za-z/!])", "&lt;", " ".join(str(text).split()).replace("|", "\\|"))
+
+
+def accepted(field) -> str:
+    """What a pydantic field accepts, in words: its bounds, its choices, its pattern."""
+    words = []
+    for item in field.metadata:
+        for name, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
+            if getattr(item, name, None) is not None:
+                words.append(f"{sign} {getattr(item, name)}")
+        if getattr(item, "pattern", None):
+            words.append(f"matches `{item.pattern}`")
+    choices = [typing.get_args(t) for t in (field.annotation, *typing.get_args(field.annotation))
+               if typing.get_origin(t) is typing.Literal]
+    if choices:
+        words.append(" / ".join(f"`{v}`" for v in choices[0]))
+    return ", ".join(words)
 
 
 def sync(generated: Generated, files: list[Path], root: Path, check: bool) -> list[str]:

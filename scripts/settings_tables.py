@@ -8,10 +8,9 @@ comma-separated groups it lists, or `all`). `--check` exits 1 naming each file t
 
 from __future__ import annotations
 
-import re
 import sys
 
-from generated_blocks import REPO, Generated, main as generate
+from generated_blocks import REPO, Generated, accepted, cell, main as generate
 
 sys.path[:0] = [str(REPO / "container"), str(REPO)]
 
@@ -28,25 +27,13 @@ def _default(field) -> str:
     return f"`{field.default}`"
 
 
-def _bounds(field) -> str:
-    words = []
-    for item in field.metadata:
-        for name, sign in (("ge", ">="), ("gt", ">"), ("le", "<=")):
-            if getattr(item, name, None) is not None:
-                words.append(f"{sign} {getattr(item, name)}")
-    annotation = str(field.annotation)
-    if "Literal" in annotation:
-        words.append(" / ".join(f"`{v}`" for v in re.findall(r"'([^']+)'", annotation)))
-    return ", ".join(words)
-
-
 def table(groups: str) -> str:
     wanted = None if groups == "all" else set(groups.split(","))
     rows = ["| variable | default | accepted | meaning |", "|---|---|---|---|"]
     for name, field in Settings.model_fields.items():
         group = (field.json_schema_extra or {}).get("group")
         if wanted is None or group in wanted:
-            rows.append(f"| `{Settings.variable(name)}` | {_default(field)} | {_bounds(field)} | {field.description} |")
+            rows.append(f"| `{Settings.variable(name)}` | {_default(field)} | {cell(accepted(field))} | {cell(field.description)} |")
     return "\n".join(rows) + "\n"
 
 
