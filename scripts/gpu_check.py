@@ -225,7 +225,7 @@ def main() -> int:
     backend = SeededBackend(model, {tuple(i["ids"]): i["durations"] for i in items}, max_batch=max(batches))
     figures = {"parity": parity(cpu_model, model, items[:4], 20.0 if args.tiny else 3.0),
                "batched": batched_equals_single(backend, items[:8])}
-    figures["throughput"] = throughput(backend, items, batches, 2 if args.tiny else 4)
+    figures["throughput"] = throughput(backend, items, batches, 1 if args.tiny else 4)
     profile = {r["batch"]: r["engine_s_per_audio_s"] for r in figures["throughput"]}
     figures["ttfa"] = [sessions_ttfa(backend, items, n, profile, args.seconds or (0.5 if args.tiny else 20))
                        for n in sessions]

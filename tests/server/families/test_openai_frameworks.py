@@ -13,7 +13,7 @@ from pipecat.pipeline.worker import PipelineParams
 from pipecat.services.openai.tts import OpenAITTSService
 from pipecat.tests.utils import run_test
 
-TEXT = "こんにちは。今日はいい天気ですね。"
+TEXT = "こんにちは。"  # one sentence: that they speak, and as long as the server says
 
 
 def spoken_ms(server, voice: str) -> float:

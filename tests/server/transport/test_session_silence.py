@@ -25,8 +25,9 @@ def silent_runs_ms(samples: np.ndarray, rate: int, window_ms: int = 5) -> list[t
     return runs
 
 
-@pytest.mark.parametrize("engine", ["onnx", "torch"])
-@pytest.mark.parametrize("fmt", ["pcm_16", "opus"])
+# The trimming is each engine's (its own silence around a piece); what a codec does to the gaps is
+# not: Ogg/Opus once, on the embedded engine.
+@pytest.mark.parametrize("engine, fmt", [("onnx", "pcm_16"), ("onnx", "opus"), ("torch", "pcm_16")])
 async def test_speech_starts_at_once_and_sentences_are_a_pause_apart(request, engine, fmt):
     server = request.getfixturevalue("speech_server" if engine == "onnx" else "torch_server")
     peer = await Peer.connect(server.ws_url)
