@@ -3,7 +3,7 @@
 
 Each benchmark calls `save_plot(json_path, data)` after writing its JSON, which writes the
 PNG next to it (bench.json -> bench.png). `make plots` runs this file on the committed
-JSONs in docs/benchmarks/ to regenerate the README's pictures:
+JSONs in docs/benchmarks/ to regenerate the benchmarks' pictures (docs/benchmarks.md):
 
     .venv/bin/python scripts/plots.py docs/benchmarks/*.json
 

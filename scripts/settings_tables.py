@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The settings tables of README.md and docs/, generated from the server's settings model.
+"""The settings tables of docs/, generated from the server's settings model.
 
 Each table sits between `<!-- settings:GROUPS -->` and `<!-- /settings -->` (GROUPS: the
 comma-separated groups it lists, or `all`). `--check` exits 1 naming each file that drifted
@@ -16,7 +16,7 @@ sys.path[:0] = [str(REPO / "container"), str(REPO)]
 
 from tts_server.settings import Settings  # noqa: E402
 
-FILES = [REPO / "README.md", REPO / "docs" / "http-and-dialects.md", REPO / "docs" / "settings.md"]
+FILES = [REPO / "docs" / "http-and-dialects.md", REPO / "docs" / "settings.md"]
 
 
 def _default(field) -> str:

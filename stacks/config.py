@@ -71,26 +71,46 @@ class DeploymentConfig(BaseModel):
 
     name_prefix: str = Field(
         alias="namePrefix", pattern=r"^[a-z][a-z0-9-]{1,22}[a-z0-9]$",
-        description="lowercase letters, digits and '-', 3-24 characters, starts with a letter",
+        json_schema_extra={"accepts": "lowercase letters, digits and '-', 3-24 characters, starts with a letter"},
+        description="names the stacks, the endpoint (<prefix>-endpoint), the bucket (<prefix>-models-<account>-<region>), the key alias",
     )
-    instance_type: InstanceType = Field(alias="instanceType")
-    initial_instance_count: int = Field(alias="initialInstanceCount", ge=1, le=MAX_INSTANCES)
-    min_instance_count: int = Field(alias="minInstanceCount", ge=1, le=MAX_INSTANCES)
-    max_instance_count: int = Field(alias="maxInstanceCount", ge=1, le=MAX_INSTANCES)
-    # Average busy share of each vCPU (and GPU) that target tracking aims for, in percent.
-    target_utilization: int = Field(alias="targetUtilizationPercent", ge=10, le=90)
-    # CPU instance types only: the embedded int8 ONNX engine, or PyTorch on the weights.
-    cpu_engine: Literal["onnx", "torch"] = Field(alias="cpuEngine")
-    model_id: str = Field(alias="modelId")
-    model_revision: str = Field(alias="modelRevision")
-    model_source: Annotated[str, AfterValidator(_model_source)] = Field(alias="modelSource")
+    instance_type: InstanceType = Field(
+        alias="instanceType", description="instance type of the variant; a CPU type deploys the CPU variant")
+    initial_instance_count: int = Field(
+        alias="initialInstanceCount", ge=1, le=MAX_INSTANCES,
+        description="instances when the endpoint config is created (between min and max)")
+    min_instance_count: int = Field(alias="minInstanceCount", ge=1, le=MAX_INSTANCES,
+                                    description="autoscaling lower bound (at most max)")
+    max_instance_count: int = Field(alias="maxInstanceCount", ge=1, le=MAX_INSTANCES,
+                                    description="autoscaling upper bound")
+    target_utilization: int = Field(
+        alias="targetUtilizationPercent", ge=10, le=90,
+        description="target of the target-tracking policies: average busy share of each vCPU (and, on GPU types, "
+                    "of the GPU), in percent")
+    cpu_engine: Literal["onnx", "torch"] = Field(
+        alias="cpuEngine",
+        description="CPU types only: the embedded int8 ONNX engine (its five Japanese voices), or PyTorch on the "
+                    "CPU with the cached weights (all 54 voices)")
+    model_id: str = Field(alias="modelId", json_schema_extra={"accepts": "owner/name on the Hub"},
+                          description="model repository, also the S3 key prefix")
+    model_revision: str = Field(alias="modelRevision",
+                                json_schema_extra={"accepts": "a full 40-character commit hash (no branch names)"},
+                                description="pinned revision to copy")
+    model_source: Annotated[str, AfterValidator(_model_source)] = Field(
+        alias="modelSource", json_schema_extra={"accepts": "hub or local:<directory with config.json>"},
+        description="where the weights come from (deploy guide: How the weights reach S3)")
     hub_endpoint: str = Field(
         alias="hubEndpoint", pattern=r"^https://[A-Za-z0-9.-]+(:\d+)?$",
-        description="an https:// origin of the Hub or a mirror, without a path",
+        json_schema_extra={"accepts": "an https:// origin, without a path"},
+        description="the Hub or a mirror of it",
     )
-    alarm_topic_arn: str | None = Field(None, alias="alarmTopicArn")
-    model_latency_alarm_ms: int = Field(alias="modelLatencyAlarmMs", ge=100, le=600_000)
-    ws_max_pending_responses: int = Field(alias="wsMaxPendingResponses", ge=0, le=1000)
+    alarm_topic_arn: str | None = Field(None, alias="alarmTopicArn", json_schema_extra={"accepts": "an SNS topic ARN"},
+                                        description="receives ALARM and OK notifications of all alarms (empty: none)")
+    model_latency_alarm_ms: int = Field(alias="modelLatencyAlarmMs", ge=100, le=600_000,
+                                        description="p90 ModelLatency alarm threshold, in milliseconds")
+    ws_max_pending_responses: int = Field(
+        alias="wsMaxPendingResponses", ge=0, le=1000,
+        description="the container's WS_MAX_PENDING_RESPONSES (queued responses per session)")
 
     @field_validator("model_id")
     @classmethod
@@ -173,7 +193,8 @@ _RANGES = {
 
 
 def _describe(error: ValidationError) -> str:
-    hints = {f.alias: f.description for f in DeploymentConfig.model_fields.values() if f.description}
+    hints = {f.alias: f.json_schema_extra["accepts"] for f in DeploymentConfig.model_fields.values()
+             if isinstance(f.json_schema_extra, dict) and "accepts" in f.json_schema_extra}
     lines = ["Invalid CDK context (cdk.json or -c key=value):"]
     for item in error.errors():
         key = ".".join(str(part) for part in item["loc"])

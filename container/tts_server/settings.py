@@ -4,7 +4,7 @@ Each field is one variable (its name upper-cased): type, default, bounds and des
 one place. SageMaker passes the model's Environment map; `Settings.from_env()` reads it and
 stops the server with a message naming the variable when a value does not fit.
 `Settings(...)` alone reads nothing (tests and benchmarks build it explicitly).
-The settings tables of README.md and docs/ are generated from this model
+The settings tables of docs/ are generated from this model
 (scripts/settings_tables.py; a test fails when they drift).
 """
 
