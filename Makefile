@@ -19,7 +19,8 @@ help:
 	@echo "make test    run the whole test suite"
 	@echo "make bench   time to first audio, real-time factor, server overhead"
 	@echo "make demo    the demo page in front of a deployed endpoint (make run serves it at /)"
-	@echo "make plots   the README's benchmark plots from docs/benchmarks/*.json"
+	@echo "make plots   the benchmarks' plots from docs/benchmarks/*.json"
+	@echo "make docs    the docs site into site/ (make docs-serve: on http://127.0.0.1:8000)"
 
 setup: $(VENV)/.installed
 

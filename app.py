@@ -4,7 +4,7 @@
 `make deploy-pipeline`).
 
 Configuration comes from cdk.json's context, overridable with `-c key=value`; see the
-README's Deployment and Delivery pipeline sections for the keys. cdk-nag's AwsSolutions
+docs/cdk-context.md and docs/pipeline.md for the keys. cdk-nag's AwsSolutions
 checks run on every synth.
 """
 

@@ -8,7 +8,7 @@
 #   make deploy-pipeline            deploy the pipeline stack (then it deploys itself on commits)
 #   make test-stacks                the fast checks: stack tests, snapshots, cdk-nag, cfn-lint, checkov
 #   make snapshot-update            rewrite tests/stacks/__snapshots__ after an intended change
-#   CDK_ARGS="-c key=value ..."     context overrides for any of them (README.md, Deployment)
+#   CDK_ARGS="-c key=value ..."     context overrides for any of them (docs/cdk-context.md)
 #   REQUIRE_APPROVAL=never|broadening|any-change   default: broadening at a terminal, never
 #                                   without one or when CI is set (the CLI refuses to ask then)
 # The aws-cdk CLI is pinned in package.json/package-lock.json; make setup installs it.

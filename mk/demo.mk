@@ -1,11 +1,11 @@
-# The browser demo, its README picture, and the benchmark plots.
+# The browser demo, its picture (docs/images/demo.png), and the benchmark plots.
 #   make run, then open http://127.0.0.1:8080/       the demo page on the local server
 #   make demo ENDPOINT=name REGION=r                 the same page in front of a deployed endpoint
 #                                                    (your AWS credentials), on http://127.0.0.1:$(DEMO_PORT)/
 #   make demo ENDPOINT=local REGION=us-east-1 ENDPOINT_URL=https://127.0.0.1:8443 CA_FILE=ca.pem
 #                                                    ... through the local SageMaker gateway (make gateway)
 #   make demo-screenshot                             docs/images/demo.png (headless Chromium)
-#   make plots                                       the README's PNGs from docs/benchmarks/*.json
+#   make plots                                       the benchmarks' PNGs from docs/benchmarks/*.json
 DEMO_PORT ?= 8090
 BENCHMARK_FIGURES ?= docs/benchmarks
 

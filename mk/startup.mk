@@ -1,4 +1,4 @@
-# Cold start and the image's weight (README "Image and cold start").
+# Cold start and the image's weight (docs/benchmarks.md, "Image and cold start").
 #   make bench-startup        process start -> /ping 200, each phase the server reports, then the
 #                             first requests; both engines (PyTorch from make model-dir), 3 runs each
 #   BENCH_STARTUP_ARGS="--repeats 5 --variant before:CHECKOUT=/tmp/old --variant after:"

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed
+from websockets.exceptions import ConnectionClosed, WebSocketException
 
 from . import routes
 from .eventstream import EnvelopeDecoder, EnvelopeError, PayloadPart, model_stream_error, payload_part
@@ -88,7 +88,7 @@ class BidiBridge:
         url = routes.websocket_url(self._settings.upstream, self.headers)
         try:
             websocket = await connect(url, max_size=None, open_timeout=10)
-        except Exception as error:  # the container refused or is not there
+        except (OSError, TimeoutError, WebSocketException) as error:  # the container refused or is not there
             log.warning("container WebSocket %s failed: %s", url, error)
             await self._reply(*routes.model_error(502, str(error).encode(), match["name"]))
             return

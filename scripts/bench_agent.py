@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from plots import save_plot  # noqa: E402
-from tqdm import tqdm  # noqa: E402
-from tts_client.agent import AgentFinished, AudioOut, run_batch, run_bidi  # noqa: E402
-from tts_client.session import Session  # noqa: E402
+from plots import save_plot
+from tqdm import tqdm
+from tts_client.agent import AgentFinished, AudioOut, run_batch, run_bidi
+from tts_client.session import Session
 
 ANSWER = (
     "東京の明日の天気は晴れです。最高気温は二十五度の予想です。午後は南の風がやや強く吹くでしょう。"

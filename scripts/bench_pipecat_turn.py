@@ -24,16 +24,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from bench_agent import ANSWER  # noqa: E402
-from pipecat.frames.frames import (  # noqa: E402
+from bench_agent import ANSWER
+from pipecat.frames.frames import (
     LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame, TTSStoppedFrame,
 )
-from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
-from pipecat.pipeline.worker import PipelineParams, PipelineWorker  # noqa: E402
-from pipecat.processors.frame_processor import FrameProcessor  # noqa: E402
-from pipecat.workers.runner import WorkerRunner  # noqa: E402
-from tts_client.integrations.endpoint import Endpoint  # noqa: E402
-from tts_client.integrations.pipecat import KokoroStreamingTTSService  # noqa: E402
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams, PipelineWorker
+from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.workers.runner import WorkerRunner
+from tts_client.integrations.endpoint import Endpoint
+from tts_client.integrations.pipecat import KokoroStreamingTTSService
 
 
 class Probe(FrameProcessor):

@@ -50,7 +50,7 @@ def create_bridge(endpoint: str, **connect_options) -> Starlette:
         await browser.accept()
         try:
             endpoint_stream = await SageMakerTransport.connect(endpoint, **connect_options)
-        except Exception as error:  # no credentials, unknown endpoint, no route: say so on the page
+        except Exception as error:  # noqa: BLE001 - no credentials, unknown endpoint, no route: say so on the page
             message = f"the bridge could not reach endpoint {endpoint!r}: {type(error).__name__}: {error}"
             log.warning(message)
             await browser.send_text(json.dumps({"type": "error", "error": {"code": "endpoint_unreachable", "message": message}}))

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's picture of the demo page (docs/images/demo.png), taken in headless Chromium.
+"""The docs' picture of the demo page (docs/images/demo.png), taken in headless Chromium.
 
 Starts the speech server (container/serve) on a free loopback port unless --url is given,
 speaks two responses and takes the picture while the second one is being heard, a word lit.

@@ -30,7 +30,7 @@ import httpx
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import robustness_server  # noqa: E402
+import robustness_server
 
 # first message, probe, how the probe is answered
 DIALECTS = {

@@ -13,7 +13,8 @@ model's durations, forced in place of the predictor's: scripts/gpu_engine.py):
   ttfa          time to first audio at 1/10/50 concurrent sessions, each speaking, listening, speaking
   memory        peak device memory
   precision     fp16/bf16 (autocast) against fp32: speed, distance from fp32, the listener's CER
-                (--listen: on --model-dir's trained weights, every recorded sentence, ../shared/asr)
+                (--listen: on --model-dir's trained weights, every recorded sentence, ../shared/asr);
+                a precision whose layers the device cannot run: {"supported": false, "reason": ...}
 --tiny runs the same code on two short items, small batches and two sessions (seconds on a CPU).
 """
 
@@ -34,10 +35,11 @@ import numpy as np
 import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gpu_engine import REPO, SeededBackend, load_inputs, record, seeded_model, trained_model  # noqa: E402
-from gpu_load import sessions_ttfa, throughput  # noqa: E402
+from gpu_engine import REPO, SeededBackend, load_inputs, record, seeded_model, trained_model
+from gpu_load import sessions_ttfa, throughput
 
-from tts_server.engine.batched_forward import forward_batch  # noqa: E402
+from tts_server.engine.batched_forward import forward_batch
+from tts_server.engine.batched_layers import packed_lstm
 
 TARGETS = {"audio_s_per_s": 1000, "ttfa_p95_ms_at_50_sessions": 150}
 TOLERANCE = {"cpu_vs_device_rel_l2": 1e-3, "batched_vs_single_rel_l2": 1e-4}  # relative L2 of the audio
@@ -73,7 +75,7 @@ def batched_equals_single(backend, items) -> dict:
         alone += forward_batch(backend.model, [item], seeds=[k])
     backend.forced.rows = None
     found = compare(together, alone)
-    found["durations_as_recorded"] = all(np.array_equal(row[1], item["durations"]) for row, item in zip(together, items))
+    found["durations_as_recorded"] = all(np.array_equal(row[1], item["durations"]) for row, item in zip(together, items, strict=True))
     return {**found, "batch": len(batch), "tolerance_rel_l2": TOLERANCE["batched_vs_single_rel_l2"],
             "passed": found["durations_equal"] and found["durations_as_recorded"]
             and found["audio_rel_l2_max"] <= TOLERANCE["batched_vs_single_rel_l2"]}
@@ -89,6 +91,9 @@ def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[s
         if name in skip:
             results[name] = {"skipped": f"{name} left out on the {backend.device} (half precision there: minutes)"}
             continue
+        if dtype is not None and (reason := unsupported(backend.device, dtype)):
+            results[name] = {"supported": False, "reason": reason}
+            continue
         try:
             with torch.autocast(backend.device, dtype=dtype, enabled=dtype is not None):
                 backend.infer_batch(rows, seeds=seeds)  # first run: kernels, allocations
@@ -96,7 +101,7 @@ def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[s
                 for _ in range(repeats):
                     audio = [r.audio for r in backend.infer_batch(rows, seeds=seeds)]
                 seconds = (time.perf_counter() - began) / repeats
-        except (RuntimeError, NotImplementedError) as error:  # an op without that dtype on this device
+        except (RuntimeError, NotImplementedError) as error:  # the probe passed: a fault, not the device
             results[name] = {"error": " ".join(str(error).split())[:200]}
             continue
         reference = reference or audio
@@ -108,6 +113,25 @@ def precision(backend, items, batch: int, repeats: int, out: Path, skip: tuple[s
         for k in range(wavs):
             write_wav(out / (f"precision-{name}-{k}.wav" if wavs > 1 else f"precision-{name}.wav"), audio[k])
     return {"batch": batch, **results}
+
+
+def unsupported(device: str, dtype: torch.dtype) -> str | None:
+    """Why autocast at dtype cannot run the model's kinds of layer on this device, or None: each is
+    tried on a tiny input (oneDNN's bf16 LSTM, for one, needs CPU support that AVX2 alone lacks)."""
+    device = torch.device(device)
+    lstm = torch.nn.LSTM(8, 8, batch_first=True, bidirectional=True).to(device)
+    # One row: rows of unequal length take another kernel, which runs where this one may not.
+    probes = {"LSTM": lambda: packed_lstm(lstm, torch.randn(1, 5, 8, device=device), torch.tensor([5])),
+              "Conv1d": lambda: torch.nn.Conv1d(8, 8, 3).to(device)(torch.randn(1, 8, 16, device=device)),
+              "ConvTranspose1d": lambda: torch.nn.ConvTranspose1d(8, 8, 4, 2).to(device)(torch.randn(1, 8, 16, device=device)),
+              "Linear": lambda: torch.nn.Linear(8, 8).to(device)(torch.randn(2, 8, device=device))}
+    for layer, probe in probes.items():
+        try:
+            with torch.no_grad(), torch.autocast(device.type, dtype=dtype):
+                probe()
+        except (RuntimeError, NotImplementedError) as error:
+            return f"{layer} under {dtype} autocast on {device.type}: {' '.join(str(error).split())[:160]}"
+    return None
 
 
 def listen(results: dict, items: list[dict], out: Path, asr: Path) -> dict:
@@ -201,7 +225,7 @@ def main() -> int:
     backend = SeededBackend(model, {tuple(i["ids"]): i["durations"] for i in items}, max_batch=max(batches))
     figures = {"parity": parity(cpu_model, model, items[:4], 20.0 if args.tiny else 3.0),
                "batched": batched_equals_single(backend, items[:8])}
-    figures["throughput"] = throughput(backend, items, batches, 2 if args.tiny else 4)
+    figures["throughput"] = throughput(backend, items, batches, 1 if args.tiny else 4)
     profile = {r["batch"]: r["engine_s_per_audio_s"] for r in figures["throughput"]}
     figures["ttfa"] = [sessions_ttfa(backend, items, n, profile, args.seconds or (0.5 if args.tiny else 20))
                        for n in sessions]

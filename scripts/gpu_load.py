@@ -58,7 +58,7 @@ def throughput(backend, items: list[dict], batches: list[int], rounds: int = 4) 
         jobs = [_job(items[k % len(items)]) for k in range(rounds * size)]
         streams = [scheduler.open_stream(f"s{k}") for k in range(len(jobs))]
         began = time.perf_counter()
-        results = await asyncio.gather(*(scheduler.run([job], stream, False) for job, stream in zip(jobs, streams)))
+        results = await asyncio.gather(*(scheduler.run([job], stream, False) for job, stream in zip(jobs, streams, strict=True)))
         wall = time.perf_counter() - began
         await scheduler.stop()
         audio_s = sum(len(inference.audio) for inferences, _ in results for inference in inferences) / SAMPLE_RATE

@@ -3,7 +3,7 @@
 
 Each benchmark calls `save_plot(json_path, data)` after writing its JSON, which writes the
 PNG next to it (bench.json -> bench.png). `make plots` runs this file on the committed
-JSONs in docs/benchmarks/ to regenerate the README's pictures:
+JSONs in docs/benchmarks/ to regenerate the benchmarks' pictures (docs/benchmarks.md):
 
     .venv/bin/python scripts/plots.py docs/benchmarks/*.json
 
@@ -20,8 +20,8 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")  # headless: no display, no GUI toolkit
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
+import matplotlib.pyplot as plt
+from matplotlib.figure import Figure
 
 BLUE, ORANGE, GREEN, RED, GREY = "#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#a0aec0"
 

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from tts_client.audio import FILE_SUFFIXES  # noqa: E402
-from tts_client.session import Session  # noqa: E402
+from tts_client.audio import FILE_SUFFIXES
+from tts_client.session import Session
 
 DEFAULT_URL = "ws://127.0.0.1:8080/invocations-bidirectional-stream"
 
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     try:
         return asyncio.run(say(args))
-    except Exception as error:  # a refused open, a connection that failed: one line, not a traceback
+    except Exception as error:  # noqa: BLE001 - a refused open, a connection that failed: one line, not a traceback
         print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
 

@@ -32,7 +32,7 @@ from pathlib import Path
 import websockets
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import robustness_server  # noqa: E402
+import robustness_server
 
 TEXTS = ["はい。", "ええ、そうです。", "ありがとう。", "また明日。", "Hello there.", "お元気ですか。"]
 

@@ -54,13 +54,17 @@ def free_port() -> int:
 
 
 def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: float = 300,
-                 gated: bool = False) -> RunningServer:
-    """`gated`: the model does not start loading before `open_load_gate()` (TTS_LOAD_GATE)."""
+                 gated: bool = False, languages: str | None = None) -> RunningServer:
+    """`gated`: the model does not start loading before `open_load_gate()` (TTS_LOAD_GATE).
+    `languages`: the LANGUAGES whose G2P it loads (None: all). A test's own server that needs
+    no other language passes "ja": the other eight languages' G2P (English's spaCy above all)
+    would double its start-up."""
     port = free_port()
     gate = Path(tempfile.mkdtemp(prefix="load-gate-")) / "open" if gated else None
-    # The engine is the test's choice: a MODEL_DIR or ENGINE in the developer's shell is not inherited.
-    inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE")}
-    environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port)} | (env or {})
+    # The engine is the test's choice: a MODEL_DIR, ENGINE or LANGUAGES in the developer's shell is not inherited.
+    inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE", "LANGUAGES")}
+    chosen = {"LANGUAGES": languages} if languages else {}
+    environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port)} | chosen | (env or {})
     environment |= {"TTS_LOAD_GATE": str(gate)} if gate else {}
     # The log goes to a file: an unread pipe would fill up and stall the server mid-run.
     log = tempfile.TemporaryFile()
@@ -94,9 +98,8 @@ def wait_until_ready(server: RunningServer, timeout: float = 300) -> None:
 
 
 def stop_server(server: RunningServer) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
+    """At once: a graceful stop (SIGTERM) waits for sessions still open, up to SHUTDOWN_DEADLINE_S,
+    which the tests that mean it (robustness/test_graceful_shutdown.py) send themselves."""
+    server.process.kill()
+    server.process.wait()
     server.log.close()

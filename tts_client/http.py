@@ -74,6 +74,8 @@ class SageMakerHTTP:
 
     def invoke(self, body: dict | bytes, *, accept: str | None = None, stream: bool | None = None) -> HTTPReply:
         """`stream` (default: the body's `stream` field): InvokeEndpointWithResponseStream."""
+        from botocore.exceptions import ClientError
+
         data = body if isinstance(body, bytes) else json.dumps(body).encode("utf-8")
         streaming = stream if stream is not None else isinstance(body, dict) and bool(body.get("stream"))
         options = {"EndpointName": self.endpoint_name, "Body": data, "ContentType": "application/json"}
@@ -85,24 +87,23 @@ class SageMakerHTTP:
                 return HTTPReply(200, reply.get("ContentType", ""), self._payload_parts(reply["Body"]))
             reply = self._client.invoke_endpoint(**options)
             return HTTPReply(200, reply.get("ContentType", ""), iter([reply["Body"].read()]))
-        except Exception as error:
+        except ClientError as error:
             raise _unwrap_botocore(error) from None
 
     @staticmethod
     def _payload_parts(stream) -> Iterator[bytes]:
+        from botocore.exceptions import ClientError
+
         try:
             for event in stream:
                 if "PayloadPart" in event:
                     yield event["PayloadPart"]["Bytes"]
-        except Exception as error:
+        except ClientError as error:  # EventStreamError (a ModelStreamError mid-stream) is one
             raise _unwrap_botocore(error) from None
 
 
-def _unwrap_botocore(error: Exception) -> Exception:
-    from botocore.exceptions import ClientError
-
-    if not isinstance(error, ClientError):
-        return error
+def _unwrap_botocore(error) -> ServiceError:
+    """A botocore ClientError as the ServiceError the container (or SageMaker) meant."""
     fields = error.response
     if "OriginalStatusCode" in fields:
         return from_model_error(fields)

@@ -12,15 +12,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Terminators that always end a sentence (a run like "!?" or "！？" counts as one);
-# Devanagari has the danda and double danda.
-SENTENCE_ENDS = "。！？!?｡।॥"
-# Closing quotes and brackets that belong to the sentence they follow.
-CLOSERS = "」』）)]}\"'”’»〉》】"
-# Clause marks where a long first sentence may be cut early.
-_CLAUSE_MARKS = "、，,;；:："
-# Spanish opens questions and exclamations: no clause cut inside ¿...? or ¡...!
-_INVERTED_OPENERS = {"¿": "?", "¡": "!"}
+from .punctuation import (
+    CLAUSE_MARKS,
+    CLOSERS,
+    INLINE_SPACES,
+    INVERTED_OPENERS,
+    SENTENCE_ENDS,
+    SPACED_CLAUSE_MARKS,
+)
+
 # Words that end in a period without ending a sentence (compared lower-case, without the dot):
 # English, then Spanish, French, Italian and Portuguese.
 ABBREVIATIONS = frozenset(
@@ -33,17 +33,17 @@ ABBREVIATIONS = frozenset(
     exmo exma""".split()
 )
 _LATIN = "A-Za-zÀ-ÖØ-öø-ɏ"
-_WORD_BEFORE_DOT = re.compile(rf"([{_LATIN}][{_LATIN}.]*)$")
+WORD_BEFORE_DOT = re.compile(rf"([{_LATIN}][{_LATIN}.]*)$")
 # Hindi writes titles with a period too (डॉ. शर्मा); its sentences end with a danda.
 DEVANAGARI_ABBREVIATIONS = frozenset("डॉ प्रो श्री श्रीमती सुश्री कु पं मो".split())
-_DEVANAGARI_BEFORE_DOT = re.compile("([\u0900-\u0963\u0966-\u097f]+)$")
+DEVANAGARI_BEFORE_DOT = re.compile("([\u0900-\u0963\u0966-\u097f]+)$")
 
 
 def _is_abbreviation(text: str, dot: int) -> bool:
-    devanagari = _DEVANAGARI_BEFORE_DOT.search(text, 0, dot)
+    devanagari = DEVANAGARI_BEFORE_DOT.search(text, 0, dot)
     if devanagari:
         return devanagari.group(1) in DEVANAGARI_ABBREVIATIONS
-    match = _WORD_BEFORE_DOT.search(text, 0, dot)
+    match = WORD_BEFORE_DOT.search(text, 0, dot)
     if not match:
         return False
     word = match.group(1).lower()
@@ -63,7 +63,7 @@ def _continues_after_quote(text: str, i: int, final: bool) -> bool:
     if i < len(text) and _is_hiragana(text[i]):
         return True
     j = i
-    while j < len(text) and text[j] in " \u00a0\u202f":
+    while j < len(text) and text[j] in INLINE_SPACES:
         j += 1
     if j == len(text):
         if not final and j > i:
@@ -76,10 +76,10 @@ def _skip_closers(text: str, i: int, final: bool) -> int:
     while i < len(text):
         if text[i] in CLOSERS:
             i += 1
-        elif text[i] in " \u00a0\u202f" and text.count("«", 0, i) > text.count("»", 0, i):
+        elif text[i] in INLINE_SPACES and text.count("«", 0, i) > text.count("»", 0, i):
             # French spacing: « Viens. » — the space and » still belong to this sentence.
             j = i
-            while j < len(text) and text[j] in " \u00a0\u202f":
+            while j < len(text) and text[j] in INLINE_SPACES:
                 j += 1
             if j == len(text) and not final:
                 raise _Undecided
@@ -95,7 +95,7 @@ def _skip_closers(text: str, i: int, final: bool) -> int:
 
 def _inside_inverted_question(text: str, i: int) -> bool:
     """Whether text[i] lies between a Spanish ¿ or ¡ and the mark that closes it."""
-    return any(text.count(opener, 0, i) > text.count(closer, 0, i) for opener, closer in _INVERTED_OPENERS.items())
+    return any(text.count(opener, 0, i) > text.count(closer, 0, i) for opener, closer in INVERTED_OPENERS.items())
 
 
 def _end_after_period(text: str, i: int, final: bool) -> int | None:
@@ -107,12 +107,12 @@ def _end_after_period(text: str, i: int, final: bool) -> int | None:
         return None
     if i + 1 == n and not final:
         raise _Undecided
-    if i + 1 < n and text[i - 1 : i].isdigit() and text[i + 1].isdigit():  # "29.50"
+    if i + 1 < n and text[i - 1 : i].isdecimal() and text[i + 1].isdecimal():  # "29.50"
         return None
     if _is_abbreviation(text, i):
         return None
     end = _skip_closers(text, i + 1, final)
-    if end < n and not text[end].isspace() and text[end] not in _INVERTED_OPENERS:  # "a.b", "example.com"
+    if end < n and not text[end].isspace() and text[end] not in INVERTED_OPENERS:  # "a.b", "example.com"
         return None
     return end
 
@@ -140,9 +140,9 @@ def _sentence_end(text: str, i: int, final: bool) -> int | None:
 def _clause_end(text: str, i: int, final: bool) -> int | None:
     """If text[i] is a clause mark a fragment may end at, the index just past it."""
     char = text[i]
-    if char not in _CLAUSE_MARKS or _inside_inverted_question(text, i):
+    if char not in CLAUSE_MARKS or _inside_inverted_question(text, i):
         return None
-    if char in ",:;":  # Latin marks need a following space ("1,000" is a number)
+    if char in SPACED_CLAUSE_MARKS:  # "1,000" is a number
         if i + 1 == len(text):
             if not final:
                 raise _Undecided
@@ -157,7 +157,7 @@ class SentenceChunker:
     """Feed fragments, get complete sentences; `flush()` at the end of input.
 
     fast_first_fragment: when set, the first sentence is released early at its first
-    clause mark (、 , ;) found at or beyond this many characters, so speech starts sooner.
+    clause mark (、 , ; —) found at or beyond this many characters, so speech starts sooner.
     """
 
     fast_first_fragment: int | None = None

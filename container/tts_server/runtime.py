@@ -108,12 +108,12 @@ class ModelRuntime:
             phases |= backend_phases | {"voice books": rest}
             profile = self._warm_up(synthesizer, phases)
         except ModelDirError as error:  # broken weights: one line naming the file, /ping stays 503
+            log.error("model failed to load: %s", error)  # logged before /ping can report it
             self.load_error = str(error)
-            log.error("model failed to load: %s", error)
             return
         except BaseException as error:  # reported by /ping staying 503 and in the log
-            self.load_error = f"{type(error).__name__}: {error}"
             log.exception("model failed to load")
+            self.load_error = f"{type(error).__name__}: {error}"
             return
         self.synthesizer = synthesizer
         self.profile = profile

@@ -332,7 +332,7 @@ class Scheduler:
             return RunOutcome(Outcome.COMPLETED, clock() - began, inferences)
         except Interrupted:
             return RunOutcome(Outcome.INTERRUPTED, clock() - began)
-        except Exception as error:  # noqa: BLE001 - each waiting renderer reports it as a failed response
+        except Exception as error:  # logged; each waiting renderer reports it as a failed response
             log.error("model run failed for a batch of %d", len(batch), exc_info=error)
             return RunOutcome(Outcome.FAILED, clock() - began, error=error)
         finally:

@@ -5,8 +5,8 @@ one place. SageMaker passes the model's Environment map; `Settings.from_env()` r
 stops the server with a message naming the variable when a value does not fit.
 `Settings(...)` alone reads nothing (tests and benchmarks build it explicitly).
 A client family's own settings live in its package (FamilySettings, below). The settings tables
-of README.md and docs/ are generated from these models (scripts/settings_tables.py; a test
-fails when they drift).
+of docs/ are generated from these models (scripts/settings_tables.py; a test fails when they
+drift).
 """
 
 from __future__ import annotations

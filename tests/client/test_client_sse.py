@@ -1,6 +1,7 @@
 """SSE events survive any cut of the byte stream into delivery chunks."""
 
 import json
+from itertools import pairwise
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,13 +40,13 @@ def test_one_byte_at_a_time_splits_multibyte_characters_and_crlf():
 def test_any_cut_into_delivery_chunks_gives_the_same_events(cuts):
     data = STREAM.encode()
     points = [0, *sorted(cuts), len(data)]
-    assert read([data[a:b] for a, b in zip(points, points[1:])]) == EXPECTED
+    assert read([data[a:b] for a, b in pairwise(points)]) == EXPECTED
 
 
 def test_four_mp3_frames_in_six_delivery_chunks_as_the_blog_measured():
     events = "".join(f'data: {json.dumps({"seq": n, "audio": "x" * 300})}\n\n' for n in range(4)).encode()
     cuts = [0, 100, 390, 700, 710, 1200, len(events)]
-    out = read([events[a:b] for a, b in zip(cuts, cuts[1:])])
+    out = read([events[a:b] for a, b in pairwise(cuts)])
     assert [event.json()["seq"] for event in out] == [0, 1, 2, 3]
 
 

@@ -7,14 +7,14 @@ import re
 
 import pytest
 
-from dockerfile_reader import DOCKERFILE, REPO, REQUIREMENTS, args, env, image_args, image_stages, instructions, runtime_user, stages
+from dockerfile_reader import REPO, REQUIREMENTS, args, env, image_args, image_stages, runtime_user, stages
 
 ECR_PUBLIC_UBUNTU = "public.ecr.aws/docker/library/ubuntu:24.04"
 
 
 def test_plain_ubuntu_base_with_python_312_and_no_second_cuda():
     # The torch wheel brings the CUDA libraries it loads (nvidia/ in the venv, through its
-    # RPATH): a CUDA base image would ship them twice (the README's "Image and cold start").
+    # RPATH): a CUDA base image would ship them twice (docs/benchmarks.md, "Image and cold start").
     bases = [s[0][1] for s in stages().values()]
     assert bases == [ECR_PUBLIC_UBUNTU, "runtime", "runtime"]  # 24.04 ships 3.12
     assert not any("cuda" in base for base in bases)

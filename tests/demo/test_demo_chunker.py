@@ -1,28 +1,40 @@
-"""The page's agent mode cuts a token stream with a JavaScript port of tts_text.chunker:
-run both on the same texts and the same token splits, in the browser, and compare."""
+"""The page's agent mode cuts a token stream with a JavaScript copy of tts_text.chunker
+(static/chunker.js): its tables are generated from the Python ones and must be up to date, and
+run under node (the page's engine, V8) it gives the shared case table's sentences
+(tests/text/chunker_cases.json, every language) and the Python chunker's on random token streams."""
 
 from __future__ import annotations
 
+import json
 import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
 
-from tts_text.chunker import SentenceChunker
+import pytest
 
-TEXTS = [
-    "Mr. Smith paid $29.50 for it. Then he left... quietly! ",
-    "「本当？」と彼は言った。今日はいい天気ですね、散歩に行きましょう。\n",
-    "Use e.g. this one. In 1980. Next year was 3.5 times bigger! 終わり？ ok",
-    "彼は「行こう。」と言った。「はい！」 次へ。",
-    "It cost 1,000 dollars, sadly. Dr. J. Smith, Ph.D. arrived at 5 p.m. today.",
-    "今日はいい天気ですね、散歩に行きましょう。明日は、雨です。",
-    "Visit example.com now! Really?! Yes… fine.\n\nNew paragraph",
-    "絵文字😀も数える。次の文。",
-]
-# Characters that decide cuts, for random texts.
-ALPHABET = list("ab1 .,!?。、「」\n…") + ["Mr", "e.g", "3.5", "😀", "ok"]
+from tts_text.chunker import ABBREVIATIONS, DEVANAGARI_ABBREVIATIONS, SentenceChunker
+
+REPO = Path(__file__).resolve().parents[2]
+CHUNKER_JS = REPO / "container" / "tts_server" / "static" / "chunker.js"
+CASES = json.loads((REPO / "tests" / "text" / "chunker_cases.json").read_text())
+NODE = shutil.which("node")
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed (the CDK CLI needs it too: nodejs.org)")
+# Characters that decide cuts, in every language the chunker knows, for random texts.
+ALPHABET = list("ab1 .,;:!?。、，！？｡「」』）\"'»«\n…¿¡।॥—–\u00a0\u202fAZéç") + [
+    "Mr", "e.g", "3.5", "😀", "ok", "です", "と", "Sra", "pág", "Mme", "dott", "Exma", "डॉ", "राम", "你好", "U.S"]
 
 
-def cuts(text: str, pieces: list[str], fast_first_fragment: int | None) -> list[str]:
-    chunker = SentenceChunker(fast_first_fragment=fast_first_fragment)
+def node_cuts(cases: list[dict]) -> list[list[str]]:
+    run = subprocess.run([NODE, str(Path(__file__).parent / "run_chunker.mjs"), str(CHUNKER_JS)],
+                         input=json.dumps(cases), capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def python_cuts(pieces: list[str], fast: int | None) -> list[str]:
+    chunker = SentenceChunker(fast_first_fragment=fast)
     return [s for piece in pieces for s in chunker.feed(piece)] + chunker.flush()
 
 
@@ -35,23 +47,42 @@ def split(text: str, rng: random.Random) -> list[str]:
     return pieces
 
 
-async def test_the_pages_chunker_cuts_token_streams_like_the_python_one(speech_server, open_page):
+def test_the_generated_tables_are_up_to_date():
+    run = subprocess.run([sys.executable, str(REPO / "scripts" / "chunker_tables.py"), "--check"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_a_drifted_table_is_found(tmp_path, monkeypatch):
+    sys.path.insert(0, str(REPO / "scripts"))
+    import chunker_tables
+
+    copy = tmp_path / "chunker.js"
+    copy.write_text(CHUNKER_JS.read_text().replace('"mme", ', ""))  # the page forgets one abbreviation
+    assert chunker_tables.generate(chunker_tables.TABLES, [copy], tmp_path, "x", ["--check"]) == 1
+    chunker_tables.generate(chunker_tables.TABLES, [copy], tmp_path, "x", [])
+    assert copy.read_text() == CHUNKER_JS.read_text()
+
+
+@needs_node
+def test_the_pages_chunker_gives_the_shared_cases_sentences():
+    rng = random.Random(7)
+    runs = [(case, pieces) for case in CASES for pieces in ([case["text"]], list(case["text"]), split(case["text"], rng))]
+    got = node_cuts([{"pieces": pieces, "fast": case.get("fast_first_fragment")} for case, pieces in runs])
+    wrong = [(case["rule"], pieces, sentences) for (case, pieces), sentences in zip(runs, got, strict=True)
+             if sentences != case["sentences"]]
+    assert not wrong, wrong[:3]
+
+
+@needs_node
+def test_the_pages_chunker_cuts_random_token_streams_like_the_python_one():
     rng = random.Random(12)
-    texts = TEXTS + ["".join(rng.choices(ALPHABET, k=rng.randint(1, 40))) for _ in range(300)]
-    cases = [{"pieces": pieces, "fast": fast}
-             for text in texts for pieces in ([text], split(text, rng)) for fast in (None, 10)]
-    page = await open_page(speech_server.http_url + "/")
-    got = await page.evaluate(
-        """async (cases) => {
-             const { SentenceChunker } = await import('/demo/chunker.js');
-             return cases.map(({pieces, fast}) => {
-               const chunker = new SentenceChunker(fast);
-               return [...pieces.flatMap(p => chunker.feed(p)), ...chunker.flush()];
-             });
-           }""",
-        cases,
-    )
-    expected = [cuts("".join(c["pieces"]), c["pieces"], c["fast"]) for c in cases]
-    mismatches = [(c, g, e) for c, g, e in zip(cases, got, expected) if g != e]
+    words = sorted(ABBREVIATIONS | DEVANAGARI_ABBREVIATIONS)
+    texts = [f"{rng.choice(['La', 'the', 'श्री'])} {word}. Next {word}. ok" for word in words]
+    texts += ["".join(rng.choices(ALPHABET, k=rng.randint(1, 40))) for _ in range(1500)]
+    cases = [{"pieces": pieces, "fast": fast} for text in texts for pieces in ([text], split(text, rng))
+             for fast in (None, 3, 10)]
+    expected = [python_cuts(c["pieces"], c["fast"]) for c in cases]
+    mismatches = [(c, g, e) for c, g, e in zip(cases, node_cuts(cases), expected, strict=True) if g != e]
     assert not mismatches, mismatches[:3]
-    assert sum(len(e) for e in expected) > len(cases)  # the corpus does cut sentences
+    assert sum(len(e) for e in expected) > 2 * len(cases)  # the corpus does cut sentences

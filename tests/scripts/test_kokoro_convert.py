@@ -17,7 +17,7 @@ import torch
 from onnx import TensorProto, helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
-from kokoro_convert.state_dict import _lstm, _module_of, _unfold_weight_norm  # noqa: E402
+from kokoro_convert.state_dict import _lstm, _module_of, _unfold_weight_norm
 
 
 def test_lstm_weights_reordered_from_onnx_gates_match_onnxruntime():

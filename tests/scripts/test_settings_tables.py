@@ -1,4 +1,4 @@
-"""The settings tables of README.md and docs/ are the settings model's own (generated, never edited)."""
+"""The settings tables of docs/ are the settings model's own (generated, never edited)."""
 
 import subprocess
 import sys
@@ -16,7 +16,7 @@ def test_a_drifted_table_is_found(tmp_path, monkeypatch):
     sys.path.insert(0, str(SCRIPT.parent))
     import settings_tables
 
-    readme = tmp_path / "README.md"
+    readme = tmp_path / "page.md"
     readme.write_text("x\n<!-- settings:limits -->\n| stale |\n<!-- /settings -->\n")
     monkeypatch.setattr(settings_tables, "FILES", [readme])
     monkeypatch.setattr(settings_tables, "REPO", tmp_path)

@@ -1,15 +1,22 @@
-"""The whole session protocol, every format and timestamps, against the PyTorch engine: the
-post-deploy validator, run as a release pipeline runs it, against the server on the converted weights."""
+"""The session protocol against the PyTorch engine: the post-deploy validator, run as a release
+pipeline runs it, against the server on the converted weights, with the checks whose outcome
+depends on the engine: its audio (raw float32 and an encoded format), its durations
+(timestamps), its interruption (cancel, max_length) and its runs queued behind each other
+(pipelining, drains). The rest of the contract (open, errors, the queue bound, every format's
+encoding, HTTP's shapes, overload) is engine-blind and runs against the embedded engine
+(test_validate_endpoint.py)."""
 
 import pytest
 from test_validate_endpoint import statuses, validate
 
+ENGINE_CHECKS = ("session.pipelining_fifo,cancel.active,close.drains,format.pcm_f32,format.opus,"
+                 "timestamps.consistent,max_length.truncates")
 
-# Every check on the fp32 CPU engine: ~2.5 min quiet, over 5 with one core taken by another job.
-@pytest.mark.timeout(1200)
-async def test_the_torch_engine_passes_every_check(torch_server, tmp_path):
-    code, output, report = await validate("--url", torch_server.ws_url, reports=tmp_path, limit_s=1100)
+
+# The fp32 CPU engine is slow: minutes on a loaded 2-core machine.
+@pytest.mark.timeout(900)
+async def test_the_torch_engine_passes_the_engine_checks(torch_server, tmp_path):
+    code, output, report = await validate("--url", torch_server.ws_url, "--checks", ENGINE_CHECKS, reports=tmp_path,
+                                          limit_s=800)
     assert code == 0, output
-    assert set(statuses(report).values()) <= {"pass", "skip"}
-    passed = {name for name, status in statuses(report).items() if status == "pass"}
-    assert {"session.pipelining_fifo", "cancel.active", "format.opus", "timestamps.consistent", "close.drains"} <= passed
+    assert statuses(report) == dict.fromkeys(ENGINE_CHECKS.split(","), "pass"), output

@@ -36,7 +36,7 @@ async def while_loading(server) -> dict:
 
 @pytest.fixture(scope="module")
 async def small():
-    server = start_server(env=CAPACITY, wait=False, gated=True)
+    server = start_server(env=CAPACITY, wait=False, gated=True, languages="ja")
     try:
         early = await while_loading(server)
         server.open_load_gate()

@@ -21,10 +21,10 @@ from pathlib import Path
 # jsii prints a banner on every start under Node 20; the tests don't need it.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from aws_cdk import App, Stage  # noqa: E402
-from aws_cdk.assertions import Template  # noqa: E402
+from aws_cdk import App, Stage
+from aws_cdk.assertions import Template
 
-from stacks.app import build  # noqa: E402
+from stacks.app import build
 
 REPO = Path(__file__).resolve().parents[2]
 CDK_CONTEXT = json.loads((REPO / "cdk.json").read_text())["context"]

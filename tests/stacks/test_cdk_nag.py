@@ -1,6 +1,5 @@
 """cdk-nag (AwsSolutions) runs on every synth: no open finding, no idle acknowledgement."""
 
-import json
 
 import pytest
 from stack_synth import STAGING_CONTEXT

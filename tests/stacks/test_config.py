@@ -2,7 +2,6 @@
 
 import json
 import os
-import re
 import subprocess
 import sys
 
@@ -81,19 +80,6 @@ def test_app_exits_with_the_message_as_the_cli_runs_it():
     assert result.returncode == 1
     assert "instanceType='ml.p9.huge': expected one of: ml.g4dn.xlarge" in result.stderr
     assert "Traceback" not in result.stderr
-
-
-def test_readme_lists_every_context_key_with_its_default():
-    rows = re.findall(r"^\| `(\w+)` \| ([^|]+) \|", (REPO / "README.md").read_text(), re.M)
-    documented = {key: default.strip() for key, default in rows if key in CDK_CONTEXT}
-    product_keys = {k for k in CDK_CONTEXT if not k.startswith("@")}
-    assert set(documented) == product_keys
-    for key, default in documented.items():
-        value = CDK_CONTEXT[key]
-        if value == "":
-            assert default.startswith("empty"), key
-        else:
-            assert default == f"`{json.dumps(value) if isinstance(value, bool) else value}`", key
 
 
 def test_a_deploy_may_set_any_server_setting_by_its_variable():

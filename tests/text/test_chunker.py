@@ -1,9 +1,17 @@
-"""The chunker yields the same sentences for a whole string and for any token stream."""
+"""The chunker yields the same sentences for a whole string and for any token stream, and the
+shared case table's (tests/text/chunker_cases.json, which the page's copy runs too)."""
 
+import json
+from itertools import pairwise
+from pathlib import Path
+
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tts_text.chunker import SentenceChunker, split_sentences
+
+CASES = json.loads((Path(__file__).parent / "chunker_cases.json").read_text())
 
 MIXED = (
     "Mr. Smith paid $29.50 for it. Then he left... quietly! "
@@ -24,26 +32,17 @@ def stream(fragments: list[str], **options) -> list[str]:
     return out + chunker.flush()
 
 
-def test_whole_text_sentences():
-    assert sentences(MIXED) == [
-        "Mr. Smith paid $29.50 for it.",
-        "Then he left... quietly!",
-        "「本当？」と彼は言った。",
-        "今日はいい天気ですね、散歩に行きましょう。",
-        "Use e.g. this one.",
-        "In 1980.",
-        "Next year was 3.5 times bigger!",
-        "終わり？",
-        "ok",
-    ]
+@pytest.mark.parametrize("case", CASES, ids=[f"{c['language']}: {c['rule']}" for c in CASES])
+def test_the_shared_case(case):
+    fast = case.get("fast_first_fragment")
+    assert sentences(case["text"], fast_first_fragment=fast) == case["sentences"]
+    assert stream(list(case["text"]), fast_first_fragment=fast) == case["sentences"]  # one character at a time
 
 
-def test_closing_quote_belongs_to_its_sentence():
-    assert sentences("彼は「行こう。」と言った。「はい！」 次へ。") == [
-        "彼は「行こう。」と言った。",
-        "「はい！」",
-        "次へ。",
-    ]
+def test_the_shared_cases_cover_every_language_the_engines_speak():
+    from tts_server.engine.languages import CODES
+
+    assert {code.split("-")[0] for code in CODES} <= {c["language"] for c in CASES}
 
 
 def test_sentence_ending_at_a_token_boundary_waits_for_the_next_token():
@@ -62,30 +61,6 @@ def test_japanese_terminator_waits_for_a_possible_closing_quote():
     assert chunker.feed("次") == ["「行こう。」"]
 
 
-def test_newlines_end_sentences_and_blank_lines_vanish():
-    assert sentences("一行目\n\n二行目\n  three  ") == ["一行目", "二行目", "three"]
-
-
-def test_flush_releases_text_without_punctuation():
-    assert stream(["hello", " world"]) == ["hello world"]
-
-
-def test_fast_first_fragment_cuts_only_the_first_long_sentence():
-    text = "今日はいい天気ですね、散歩に行きましょう。明日は、雨です。"
-    assert sentences(text, fast_first_fragment=8) == [
-        "今日はいい天気ですね、",
-        "散歩に行きましょう。",
-        "明日は、雨です。",
-    ]
-    # A clause mark before the threshold does not cut.
-    assert sentences("はい、そうです。", fast_first_fragment=8) == ["はい、そうです。"]
-    # Latin commas cut only before a space, never inside a number.
-    assert sentences("It cost 1,000 dollars, sadly.", fast_first_fragment=5) == [
-        "It cost 1,000 dollars,",
-        "sadly.",
-    ]
-
-
 def test_spans_index_the_fed_text():
     chunker = SentenceChunker()
     spans = chunker.feed_spans("  Hi there. ") + chunker.feed_spans("Bye.") + chunker.flush_spans()
@@ -96,7 +71,7 @@ def test_spans_index_the_fed_text():
 def splits(draw, text: str):
     cuts = sorted(draw(st.sets(st.integers(0, len(text)), max_size=len(text))))
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:])]
+    return [text[a:b] for a, b in pairwise(bounds)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -106,7 +81,7 @@ def test_any_split_of_a_text_yields_the_same_sentences(data, fast):
     assert stream(fragments, fast_first_fragment=fast) == sentences(MIXED, fast_first_fragment=fast)
 
 
-ALPHABET = st.sampled_from(list("ab1 .,!?。、「」\n…\"¿¡«»।，\u00a0") + ["Mr", "e.g", "です", "Sra", "pág"])
+ALPHABET = st.sampled_from(list("ab1 .,!?。、「」\n…\"¿¡«»।，\u00a0—") + ["Mr", "e.g", "です", "Sra", "pág"])
 
 
 @settings(max_examples=300, deadline=None)
@@ -119,63 +94,13 @@ def test_any_split_of_any_text_yields_the_same_sentences(text, data):
     assert "".join("".join(whole).split()) == "".join(text.split())
 
 
-def test_latin_abbreviations_initials_and_decimals_do_not_end_sentences():
-    assert sentences("Dr. Smith met Mr. J. Doe in the U.S. on Jan. 5, e.g. at 3.30 p.m. sharp. Then lunch.") == [
-        "Dr. Smith met Mr. J. Doe in the U.S. on Jan. 5, e.g. at 3.30 p.m. sharp.",
-        "Then lunch.",
-    ]
-    assert sentences("La Sra. Pérez vive en la pág. 12. Mme. Roux aussi.") == [
-        "La Sra. Pérez vive en la pág. 12.",
-        "Mme. Roux aussi.",
-    ]
-
-
-def test_chinese_terminators_and_comma_for_the_fast_first_fragment():
-    assert sentences("你好！今天天气很好。我们去公园吧？好的") == ["你好！", "今天天气很好。", "我们去公园吧？", "好的"]
-    assert sentences("今天天气很好，我们去公园吧。明天呢，下雨。", fast_first_fragment=4) == [
-        "今天天气很好，",
-        "我们去公园吧。",
-        "明天呢，下雨。",
-    ]
-
-
-def test_devanagari_danda_and_double_danda_end_sentences():
-    assert sentences("मेरा नाम राम है। मैं दिल्ली में रहता हूँ।भारत महान है॥ अंत") == [
-        "मेरा नाम राम है।",
-        "मैं दिल्ली में रहता हूँ।",
-        "भारत महान है॥",
-        "अंत",
-    ]
-    assert sentences("डॉ. शर्मा आए। वे खुश थे. फिर गए।") == ["डॉ. शर्मा आए।", "वे खुश थे.", "फिर गए।"]
-
-
-def test_spanish_inverted_marks_open_a_sentence_and_are_never_cut_inside():
-    assert sentences("¡Hola! ¿Cómo estás? Bien.¿Y tú?¡Genial!") == ["¡Hola!", "¿Cómo estás?", "Bien.", "¿Y tú?", "¡Genial!"]
-    # A clause mark inside ¿...? does not cut the question in two, even for the first fragment.
-    text = "¿Sabes, amigo mío, qué hora es? Son las tres, creo."
-    assert sentences(text, fast_first_fragment=3) == ["¿Sabes, amigo mío, qué hora es?", "Son las tres, creo."]
-    assert sentences("¡Hola, amigo! Adiós.", fast_first_fragment=3) == ["¡Hola, amigo!", "Adiós."]
-
-
-def test_french_guillemets_with_spaces_stay_with_their_sentence():
-    assert sentences("Il a dit : « Viens. » Puis il est parti ! « Bonjour ! » dit-elle.") == [
-        "Il a dit : « Viens. »",
-        "Puis il est parti !",
-        "« Bonjour ! » dit-elle.",
-    ]
-    # The same in English: a quoted exclamation followed by a lower-case word goes on.
-    assert sentences('"Stop!" he said. "Why?" She left.') == ['"Stop!" he said.', '"Why?"', "She left."]
+def test_a_space_before_a_closing_guillemet_waits_for_it():
     chunker = SentenceChunker()
     assert chunker.feed("« Viens. ") == []  # a » may still follow the space
     assert chunker.feed("» Puis") == ["« Viens. »"]
 
 
-MULTILINGUAL = (
-    "¡Hola! ¿Qué tal, Sra. Pérez? Muy bien.¿Y usted? "
-    "« Bonjour ! » dit-il. Il a 3,5 ans. "
-    "डॉ. राम यहाँ है। मैं ठीक हूँ॥ "
-    "你好，世界！今天很好。"
-)
+MULTILINGUAL = next(c["text"] for c in CASES if c["language"] == "multi")
 
 
 @settings(max_examples=200, deadline=None)

@@ -99,7 +99,7 @@ class KokoroStreamingTTS(tts.TTS):
         self._sessions.discard(session)
         try:
             await session.close(self._close_timeout_s)
-        except Exception:
+        except Exception:  # noqa: BLE001 - a close that fails still ends in an abort
             await session.abort()
 
 
@@ -164,8 +164,8 @@ class _Utterance:
             if response_id not in self._done and self._session.closed is None:
                 try:
                     await self._session.cancel(response_id)
-                except Exception:
-                    return  # the session is gone: nothing is left to stop
+                except Exception:  # noqa: BLE001 - the session is gone: nothing is left to stop
+                    return
 
     async def speak(self, reading) -> None:
         """Run the text reader while handling this stream's events, until the text is read

@@ -105,7 +105,7 @@ class KokoroStreamingTTSService(TTSService):
         voice = Voice(self._language, self._settings.voice or None, self._speed)
         try:
             session, created = await open_pcm16(self._endpoint, voice, self.sample_rate)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - reported to the pipeline (push_error, on_connection_error)
             await self.push_error(error_msg=f"could not open a session on {self._endpoint}: {error}", exception=error)
             await self._call_event_handler("on_connection_error", str(error))
             return None
@@ -127,7 +127,7 @@ class KokoroStreamingTTSService(TTSService):
                 self.closed = await session.close(self._close_timeout_s)
             else:
                 await session.abort()
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - logged; the abort below ends it anyway
             logger.warning(f"{self}: session did not close cleanly: {error}")
             await session.abort()
         if self._receiver:
@@ -151,7 +151,7 @@ class KokoroStreamingTTSService(TTSService):
             # The voice goes with each response, so a settings update applies from the next sentence.
             await session.create(text.strip(), response_id=response_id, with_timestamps=True,
                                  speaker_id=self._settings.voice or None)
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - the pipeline gets it as an ErrorFrame
             turn.pending.remove(response_id)
             self._turn_of.pop(response_id, None)
             yield ErrorFrame(error=f"{self}: could not send the text: {error}")
@@ -171,7 +171,7 @@ class KokoroStreamingTTSService(TTSService):
             for response_id in turn.pending:  # queued ones never start, the active one stops at once
                 try:
                     await self._session.cancel(response_id)
-                except Exception as error:
+                except Exception as error:  # noqa: BLE001 - logged; the interruption goes on
                     logger.warning(f"{self}: could not cancel {response_id}: {error}")
         await super().on_audio_context_interrupted(context_id)
 

@@ -165,7 +165,7 @@ class SageMakerTransport:
         while True:
             try:
                 event = await self._receiver.receive()
-            except Exception as error:  # ModelStreamError, InternalStreamFailure, a dropped connection
+            except Exception as error:  # noqa: BLE001 - ModelStreamError, InternalStreamFailure, a dropped connection
                 self._output_ended = True
                 self.close_reason = f"{type(error).__name__}: {getattr(error, 'message', None) or error}"
                 return None

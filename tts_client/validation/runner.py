@@ -69,7 +69,7 @@ async def run_check(check: Check, context: Context) -> CheckResult:
         status, detail = FAIL, f"no outcome within {context.timeout:.0f} s"
     except (CheckFailed, AssertionError) as failure:
         status, detail = FAIL, str(failure) or "assertion failed"
-    except Exception as error:  # the check's own trouble: report it, go on with the next
+    except Exception as error:  # noqa: BLE001 - the check's own trouble: report it, go on with the next
         status, detail = FAIL, f"{type(error).__name__}: {error}"
         last = traceback.extract_tb(error.__traceback__)[-1:]
         if last:

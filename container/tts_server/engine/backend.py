@@ -17,6 +17,8 @@ import numpy as np
 
 SAMPLE_RATE = 24000
 SAMPLES_PER_DURATION_UNIT = 600  # Kokoro predicts durations in 25 ms frames at 24 kHz
+MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE
+SAMPLES_PER_MS = SAMPLE_RATE // 1000
 
 
 @dataclass(frozen=True)

@@ -51,7 +51,7 @@ def adain_res_block1(block: nn.Module, x: Tensor, s: Tensor, mask: Tensor) -> Te
     """kokoro AdaINResBlock1 (generator): three dilated conv pairs with Snake activations."""
     x = x * mask
     for c1, c2, n1, n2, a1, a2 in zip(
-        block.convs1, block.convs2, block.adain1, block.adain2, block.alpha1, block.alpha2
+        block.convs1, block.convs2, block.adain1, block.adain2, block.alpha1, block.alpha2, strict=True
     ):
         h = adain(n1, x, s, mask)
         h = h + (1 / a1) * torch.sin(a1 * h) ** 2  # Snake keeps the zero tail at zero

@@ -95,6 +95,3 @@ class _Deferred:
     def __call__(self, text: str):
         return self._cache.get(self.language)(text)
 
-
-def embedded_synthesizer(threads: int | None = None, languages: list[str] | None = None) -> Synthesizer:
-    return build_synthesizer("onnx", "cpu", None, threads, languages=languages)

@@ -3,7 +3,7 @@ G2P, built lazily.
 
 `canonical("en_us")` -> "en-US"; `implied_by_voice("af_heart")` -> "en-US";
 `detect("こんにちは", offered)` -> "ja" (the text's script decides, among the languages offered);
-`g2p_for("en-GB")` builds misaki's English G2P once (spaCy takes seconds) and shares it.
+`G2PCache().get("en-GB")` builds misaki's English G2P once (spaCy takes seconds) and keeps it.
 """
 
 from __future__ import annotations
@@ -200,11 +200,3 @@ class G2PCache:
 
     def loaded(self) -> list[str]:
         return sorted(self._built)
-
-
-_shared = G2PCache()
-
-
-def g2p_for(code: str) -> G2P:
-    """The process-wide G2P for a canonical code (see canonical)."""
-    return _shared.get(code)

@@ -14,13 +14,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, Inference
+from .backend import MS_PER_DURATION_UNIT, SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS, Inference
 from .pauses import Pauses
 from .tokens import Piece, Token
 from .windows import Loudness, Splicer
 
-MS_PER_DURATION_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE  # 25
-SAMPLES_PER_MS = SAMPLE_RATE // 1000
 PAUSE_SEARCH_FRAMES = 24  # how far before a merged sentence's end its pause is looked for
 
 

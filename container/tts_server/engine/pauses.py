@@ -14,14 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .backend import SAMPLE_RATE, SAMPLES_PER_DURATION_UNIT
+from tts_text.punctuation import CLAUSE_MARKS, CLOSERS
+
+from .backend import MS_PER_DURATION_UNIT, SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
 
 # Cuts and pauses fall on the model's 25 ms duration frames, so timestamps stay on its grid.
-MS_PER_UNIT = SAMPLES_PER_DURATION_UNIT * 1000 // SAMPLE_RATE
-
-_SENTENCE_ENDS = set("。！？!?｡.…।॥")
-_CLAUSE_MARKS = set("、，,;；:：—–")
-_CLOSERS = set("」』）)]}\"'”’»〉》】 \t")
 
 
 @dataclass(frozen=True)
@@ -39,16 +36,16 @@ class Pauses:
         if "\n" in rest[: len(rest) - len(rest.lstrip())]:
             return self.paragraph_ms
         i = end
-        while i > 0 and text[i - 1] in _CLOSERS:
+        while i > 0 and (text[i - 1] in CLOSERS or text[i - 1] in " \t"):
             i -= 1
         last = text[i - 1] if i > 0 else ""
-        if last in _CLAUSE_MARKS:
+        if last and last in CLAUSE_MARKS:
             return self.clause_ms
         return self.sentence_ms  # a sentence end, or text that simply stops
 
     def padding(self, gap_ms: int) -> np.ndarray:
         """Zeros that make `gap_ms` between two trimmed pieces."""
-        units = max(0, round((gap_ms - self.lead_ms - self.trail_ms) / MS_PER_UNIT))
+        units = max(0, round((gap_ms - self.lead_ms - self.trail_ms) / MS_PER_DURATION_UNIT))
         return np.zeros(units * SAMPLES_PER_DURATION_UNIT, np.float32)
 
     def trim(self, audio: np.ndarray) -> tuple[int, int]:
@@ -56,7 +53,7 @@ class Pauses:
         audible = np.flatnonzero(np.abs(audio) >= 10 ** (self.audible_db / 20))
         if audible.size == 0:
             return 0, 0
-        unit, ms = SAMPLES_PER_DURATION_UNIT, SAMPLE_RATE // 1000
+        unit, ms = SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
         start = max(0, (int(audible[0]) - self.lead_ms * ms) // unit) * unit
         end = min(len(audio), -(-(int(audible[-1]) + 1 + self.trail_ms * ms) // unit) * unit)
         return start, end

@@ -51,7 +51,7 @@ class TorchBackend:
     # Pieces of different sessions per model run at most (batched_forward.py); MAX_BATCH overrides.
     # The scheduler uses only the sizes that its warm-up timings show pay. None does on a CPU
     # (docs/batching.md), and profiling batches of 2 and 4 there cost 10-60 s of every cold
-    # start (the README's "Image and cold start"): 1 unless MAX_BATCH asks for more.
+    # start (docs/benchmarks.md, "Image and cold start"): 1 unless MAX_BATCH asks for more.
     DEFAULT_MAX_BATCH = {"cuda": 16, "cpu": 1}
 
     def __init__(self, model_dir: ModelDir, device: str = "auto", threads: int | None = None):
@@ -194,7 +194,7 @@ def _voice_pack(path) -> np.ndarray:
     try:
         pack = torch.load(path, map_location="cpu", weights_only=True)
         values = pack.float().numpy().reshape(-1, 256)
-    except Exception as error:  # noqa: BLE001
+    except Exception as error:  # noqa: BLE001 - any failure here is "not a voice pack"
         reason = " ".join(str(error).split())[:200]
         raise ModelDirError(f"{path}: not a voice pack of (rows, 1, 256) float values ({reason})") from None
     return values

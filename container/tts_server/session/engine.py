@@ -146,7 +146,7 @@ class SessionEngine:
             await self._emit(ResponseCreated(response.response_id))
             renderer = ResponseRenderer(self.runtime, response.request, self._emit)
             response.start(renderer, asyncio.create_task(renderer.run(), name=f"response-{response.response_id}"))
-        except Exception as error:  # the response fails before it starts: still exactly one done
+        except Exception as error:  # noqa: BLE001 - the response fails before it starts: still exactly one done
             response.fail_to_start(error)
         response.finisher = asyncio.create_task(self._finish(response), name=f"finish-{response.response_id}")
 
@@ -156,7 +156,7 @@ class SessionEngine:
         response.release()
         try:
             done = self._outcome(response)
-        except Exception as error:  # a server fault while judging the outcome: the response still ends once
+        except Exception as error:  # noqa: BLE001 - a server fault while judging the outcome: the response still ends once
             done = self._failed(response, error)
         try:
             await self._emit(response.finish(done))

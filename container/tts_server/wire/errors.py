@@ -43,6 +43,27 @@ class ErrorCode(StrEnum):
     SHUTTING_DOWN = "server_shutting_down"
 
 
+# What each code means, for the errors reference (docs/errors.md, scripts/error_codes_table.py).
+MEANINGS: dict[ErrorCode, str] = {
+    ErrorCode.INVALID_REQUEST: "a field holds a value the server cannot serve; the message names the field "
+                               "and the accepted values",
+    ErrorCode.UNKNOWN_EVENT_TYPE: "a client event of a type the protocol does not have",
+    ErrorCode.DUPLICATE_RESPONSE_ID: "a response_id that is still outstanding in this session",
+    ErrorCode.RESPONSE_NOT_FOUND: "a cancel of a response_id that is not outstanding",
+    ErrorCode.TOO_MANY_QUEUED: "more responses queued than WS_MAX_PENDING_RESPONSES; this one is not queued",
+    ErrorCode.SESSION_NOT_OPEN: "anything but a valid open as a session's first event (fatal)",
+    ErrorCode.SERVICE_OVERLOADED: "at capacity or stopping: retry after retry_after seconds",
+    ErrorCode.MODEL_LOADING: "the model is still loading: retry after retry_after seconds",
+    ErrorCode.INTERNAL: "a server fault, logged with the session and response ids",
+    ErrorCode.REQUEST_TOO_LARGE: "a body or frame over its size limit (MAX_REQUEST_BYTES, WS_MAX_FRAME_BYTES)",
+    ErrorCode.REQUEST_STALE: "older than MAX_REQUEST_AGE_S when it arrived (the blog's request_timestamp)",
+    # The server ends a session (SPEC §10): each is announced, then the socket closes.
+    ErrorCode.IDLE_TIMEOUT: "no client event and nothing spoken for SESSION_IDLE_TIMEOUT_S: the session ends",
+    ErrorCode.SESSION_EXPIRED: "the session outlived SESSION_MAX_LIFETIME_S: it ends",
+    ErrorCode.SHUTTING_DOWN: "the server stops (SIGTERM) once the active response is done: the session ends",
+}
+
+
 # The HTTP status each code stands for: POST /invocations answers with it, and Bulbul's
 # error events carry it as their `code`.
 HTTP_STATUS: dict[ErrorCode, int] = {

@@ -23,7 +23,7 @@ ACCEPTED = (DOCKER_V2,)
 FIX = ("Rebuild it for one platform without attestations and with Docker media types: "
        "docker buildx build --platform linux/amd64 --provenance=false --sbom=false "
        "--output type=docker,oci-mediatypes=false (the CDK image asset passes the same "
-       "options); see the README, 'The image manifest pitfall'.")
+       "options); see docs/deploy.md, 'The image manifest pitfall'.")
 
 
 class ManifestError(Exception):

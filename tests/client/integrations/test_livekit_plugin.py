@@ -5,9 +5,9 @@ import pytest
 
 pytest.importorskip("livekit.agents")
 
-from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT  # noqa: E402
+from livekit.agents.types import USERDATA_TIMED_TRANSCRIPT
 
-from tts_client.integrations.livekit import KokoroStreamingTTS  # noqa: E402
+from tts_client.integrations.livekit import KokoroStreamingTTS
 
 RATE = 16000
 ANSWER = "こんにちは。今日はいい天気ですね。"

@@ -1,21 +1,23 @@
 """The Pipecat service in Pipecat's own test harness (`run_test`), against the real server over
 the WebSocket and through the local SageMaker gateway: a streamed LLM turn, and a barge-in."""
 
+from itertools import chain
+
 import pytest
 
 pytest.importorskip("pipecat")
 
-from pipecat.frames.frames import (  # noqa: E402
+from pipecat.frames.frames import (
     InterruptionFrame, LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame,
     TTSStartedFrame, TTSStoppedFrame, TTSTextFrame,
 )
-from pipecat.observers.base_observer import BaseObserver, FramePushed  # noqa: E402
-from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
-from pipecat.pipeline.worker import PipelineParams  # noqa: E402
-from pipecat.processors.frame_processor import FrameProcessor  # noqa: E402
-from pipecat.tests.utils import SleepFrame, run_test  # noqa: E402
+from pipecat.observers.base_observer import BaseObserver, FramePushed
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams
+from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.tests.utils import SleepFrame, run_test
 
-from tts_client.integrations.pipecat import KokoroStreamingTTSService  # noqa: E402
+from tts_client.integrations.pipecat import KokoroStreamingTTSService
 
 ANSWER = "こんにちは。今日はいい天気ですね。"
 LONG_ANSWER = "昔々、ある山の中に小さな村がありました。村の人々は毎朝早く起きて畑で働きました。夕方になると皆で集まって歌を歌いました。"
@@ -75,6 +77,15 @@ async def test_an_unsupported_pipeline_rate_is_resampled_from_the_model_rate(spe
     assert seconds * 1000 == pytest.approx(done[0].audio_ms, abs=1)  # each response's resampler is flushed
 
 
+def sleep_until(happened, settle_s: float = 2.0, limit_s: float = 120.0):
+    """SleepFrames until happened() (run_test takes the frames one by one), then settle_s more."""
+    waited = 0.0
+    while not happened() and waited < limit_s:
+        yield SleepFrame(sleep=0.1)
+        waited += 0.1
+    yield SleepFrame(sleep=settle_s)
+
+
 class BargeInAtFirstAudio(FrameProcessor):
     """The user speaks as soon as the bot starts: an interruption both ways at the first audio."""
 
@@ -105,9 +116,11 @@ class PushedBy(BaseObserver):
 async def test_barge_in_cancels_the_turn_and_none_of_its_audio_follows(endpoint):
     tts, done = speaking(endpoint)
     barge_in, pushed = BargeInAtFirstAudio(), PushedBy(tts)
-    # The next turn (and the EndFrame) only once the barge-in is long over: the first audio
-    # takes a second or two, more on a busy machine.
-    frames = [*llm_turn(LONG_ANSWER), SleepFrame(sleep=10), *llm_turn("はい。")]
+    # The next turn (and the EndFrame) only once the barge-in is over, however long the first
+    # audio takes on this machine: after a fixed 10 s, a loaded 2-core machine could send it
+    # before the first audio, and the run then hung until the test's timeout.
+    frames = chain(llm_turn(LONG_ANSWER), sleep_until(lambda: barge_in.interrupted_context is not None),
+                   llm_turn("はい。"))
     down, _ = await run_test(Pipeline([tts, barge_in]), frames_to_send=frames, pipeline_params=params(16000),
                              observers=[pushed])
 

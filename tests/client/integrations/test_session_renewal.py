@@ -13,7 +13,7 @@ IDLE_S = 1.0
 
 @pytest.fixture(scope="module")
 def impatient_server():
-    server = start_server({"ENGINE": "onnx", "SESSION_IDLE_TIMEOUT_S": str(IDLE_S)})
+    server = start_server({"ENGINE": "onnx", "SESSION_IDLE_TIMEOUT_S": str(IDLE_S)}, languages="ja")
     yield server
     stop_server(server)
 

@@ -37,6 +37,21 @@ FORMAT_RATES = [
     for rate in ((FIXED_RATE[fmt],) if fmt in FIXED_RATE else (8000, 11025, 16000, 22050, 24000, 32000, 44100, 48000))
 ]
 
+
+
+def covering(pairs: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Pairs in which every format and every rate of `pairs` appears at least once: what an
+    end-to-end test through the model needs (the encoders' tests take the whole matrix)."""
+    chosen: list[tuple[str, int]] = []
+    by_format: dict[str, list[int]] = {}
+    for fmt, rate in pairs:
+        by_format.setdefault(fmt, []).append(rate)
+    for fmt, rates in sorted(by_format.items(), key=lambda item: len(item[1])):  # fixed rates first
+        used = {rate for _, rate in chosen}
+        chosen.append((fmt, next((rate for rate in rates if rate not in used), rates[0])))
+    return chosen
+
+
 _DEMUXERS = {"mulaw": "mulaw", "alaw": "alaw", "opus": "ogg", "mp3": "mp3",
              "wav": "wav", "flac": "flac", "aac": "aac"}
 

@@ -41,8 +41,19 @@ def _items(backend, specs):
     return items
 
 
+_SOLOS: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _solo(model, item, seed=0):
+    """kokoro's batch-1 audio and durations, rendered once per item and seed (the orders share them)."""
     ids, style, speed = item
+    key = (tuple(ids), np.asarray(style).tobytes(), speed, seed)
+    if key not in _SOLOS:
+        _SOLOS[key] = _render_solo(model, ids, style, speed, seed)
+    return _SOLOS[key]
+
+
+def _render_solo(model, ids, style, speed, seed):
     torch.manual_seed(seed)
     with torch.inference_mode():
         audio, durations = model.forward_with_tokens(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import pairwise
 
 import pytest
 
@@ -110,7 +111,7 @@ def test_pieces_are_words_in_order_covering_the_text(g2ps, code, text):
     pieces = g2ps.get(code)(text)
     words = [p for p in pieces if p.start < p.end]
     assert all(p.phonemes.strip() for p in words)
-    for before, after in zip(words, words[1:]):
+    for before, after in pairwise(words):
         assert before.end <= after.start, (before, after)
     for piece in pieces:
         if piece.start == piece.end:
@@ -205,7 +206,7 @@ def test_any_text_speaks_like_kokoro_in_ordered_pieces(g2ps, kokoro_pipelines, c
         pieces = g2ps.get(code)(text)
         assert "".join(p.phonemes for p in pieces) == " ".join(r.phonemes for r in kokoro_pipelines(code)(text))
         words = [p for p in pieces if p.start < p.end]
-        assert all(a.end <= b.start for a, b in zip(words, words[1:]))
+        assert all(a.end <= b.start for a, b in pairwise(words))
         assert all(0 <= p.start <= p.end <= len(text) for p in pieces)
 
     check()

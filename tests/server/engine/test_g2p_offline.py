@@ -62,17 +62,18 @@ def test_every_g2p_loads_and_runs_without_the_network():
     # One interpreter for all (spaCy and torch imports dominate the time).
     result = run_offline(
         """
-        from tts_server.engine.languages import g2p_for
+        from tts_server.engine.languages import G2PCache
 
+        g2ps = G2PCache()
         # "Zyxqvian" is in no English lexicon: it goes through the espeak fallback.
         text = "Hello Dr. Zyxqvian, it's 3.5 degrees today."
         for code in ("en-US", "en-GB"):
-            words = {text[p.start : p.end]: p.phonemes for p in g2p_for(code)(text) if p.start < p.end}
+            words = {text[p.start : p.end]: p.phonemes for p in g2ps.get(code)(text) if p.start < p.end}
             assert words["Zyxqvian"] and words["Hello"] and words["3.5"], words
 
         for code, text in [("es", "Hola."), ("fr", "Bonjour."), ("hi", "नमस्ते।"), ("it", "Ciao."),
                            ("pt-BR", "Olá."), ("zh", "你好。"), ("ja", "こんにちは。")]:
-            assert "".join(p.phonemes for p in g2p_for(code)(text)).strip(), code
+            assert "".join(p.phonemes for p in g2ps.get(code)(text)).strip(), code
         """
     )
     assert "OFFLINE OK" in result.stdout, result.stdout + result.stderr

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
-import intelligibility  # noqa: E402
+import intelligibility
 
 pytestmark = pytest.mark.skipif(
     not intelligibility.listener_ready(),

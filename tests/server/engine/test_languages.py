@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from tts_server.engine.languages import CODES, VOICE_LETTERS, G2PCache, canonical, g2p_for, implied_by_voice
+from tts_server.engine.languages import CODES, VOICE_LETTERS, G2PCache, canonical, implied_by_voice
 from tts_server.wire.errors import FieldError
 
 
@@ -125,9 +125,14 @@ def test_asking_for_a_language_without_a_g2p_is_a_field_error():
     assert raised.value.message == "Input should be 'ja'"
 
 
+@pytest.fixture(scope="module")
+def g2ps() -> G2PCache:
+    return G2PCache()
+
+
 @pytest.mark.parametrize("code", ["es", "fr", "hi", "it", "pt-BR"])
-def test_the_shared_g2p_of_a_language_reports_its_code_and_is_reused(code):
-    g2p = g2p_for(code)
+def test_the_cached_g2p_of_a_language_reports_its_code_and_is_reused(g2ps, code):
+    g2p = g2ps.get(code)
     assert g2p.language == code
-    assert g2p_for(code) is g2p
+    assert g2ps.get(code) is g2p
     assert "".join(p.phonemes for p in g2p("1")).strip()  # reads a digit in that language

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT
-from tts_server.engine.factory import embedded_synthesizer
+from tts_server.engine.factory import build_synthesizer
 
 
 @pytest.fixture(scope="module")
 def synthesizer():
-    return embedded_synthesizer(threads=2)
+    return build_synthesizer("onnx", "cpu", None, threads=2)
 
 
 def test_backend_durations_account_for_every_sample(synthesizer):
@@ -33,10 +33,12 @@ def test_segment_alignments_follow_the_durations(synthesizer):
 
 
 def test_text_longer_than_the_model_context_is_batched(synthesizer):
-    text = "これは、とても長い文章の一部です、" * 14  # over 510 phoneme tokens
+    text = "これは、とても長い文章の一部です、" * 12  # 527 phoneme tokens: just over the 510 of one run
     style = synthesizer.voice_book("ja").resolve("default")
-    segment = synthesizer.synthesize(text, 0, len(text), style, 1.5, "ja")
-    assert segment.duration_ms > 12_000
+    piece = synthesizer.prepare(text, 0, len(text), style, 2.0, "ja")
+    assert len(piece.chunks) == 2 and len(piece.chunks[0]) <= 510
+    segment = synthesizer.synthesize(text, 0, len(text), style, 2.0, "ja")  # the fastest speed: the least audio
+    assert segment.duration_ms > 6_000
     starts = [a.start_ms for a in segment.alignments]
     assert starts == sorted(starts)
     assert segment.alignments[-1].end_char == len(text)

@@ -12,6 +12,7 @@ import pytest
 from server.audio.audio_testkit import decoded_seconds
 
 TEXT = "こんにちは。今日はいい天気ですね。散歩に行きましょう。"
+SHORT = "こんにちは。"  # where the length proves nothing: each format's duration against the canonical one
 # response_format -> (our format name for decoding, the Content-Type OpenAI's clients expect)
 FORMATS = {"mp3": ("mp3", "audio/mpeg"), "opus": ("opus", "audio/ogg"), "aac": ("aac", "audio/aac"),
            "flac": ("flac", "audio/flac"), "wav": ("wav", "audio/wav"), "pcm": ("pcm_16", "audio/L16;rate=24000")}
@@ -26,14 +27,14 @@ def client(speech_server):
 def spoken_seconds(speech_server):
     """The same text's duration through the canonical path, to hold each format to."""
     reply = httpx.post(f"{speech_server.http_url}/invocations", timeout=180,
-                       json={"text": TEXT, "speaker_id": "jf_alpha", "format": "pcm_16", "stream": True})
+                       json={"text": SHORT, "speaker_id": "jf_alpha", "format": "pcm_16", "stream": True})
     return len(reply.content) / 2 / 24000
 
 
 @pytest.mark.parametrize("response_format", sorted(FORMATS))
 def test_every_response_format_decodes_to_the_spoken_duration(client, spoken_seconds, response_format):
     fmt, media_type = FORMATS[response_format]
-    reply = client.audio.speech.with_raw_response.create(model="tts-1", voice="jf_alpha", input=TEXT,
+    reply = client.audio.speech.with_raw_response.create(model="tts-1", voice="jf_alpha", input=SHORT,
                                                          response_format=response_format)
     assert reply.headers["content-type"] == media_type
     seconds = decoded_seconds(reply.content, fmt, 24000)
@@ -41,11 +42,11 @@ def test_every_response_format_decodes_to_the_spoken_duration(client, spoken_sec
 
 
 def test_mp3_is_the_default_and_an_openai_voice_speaks_saying_which(client):
-    reply = client.audio.speech.with_raw_response.create(model="gpt-4o-mini-tts", voice="alloy", input=TEXT,
+    reply = client.audio.speech.with_raw_response.create(model="gpt-4o-mini-tts", voice="alloy", input=SHORT,
                                                          instructions="Speak cheerfully.")
     assert reply.headers["content-type"] == "audio/mpeg"
     assert reply.headers["x-voice"] == "jf_alpha", "alloy (af_alloy) is absent: the closest woman's voice speaks"
-    assert decoded_seconds(reply.content, "mp3", 24000) > 1.0
+    assert decoded_seconds(reply.content, "mp3", 24000) > 0.5
 
 
 def test_streaming_yields_audio_before_synthesis_ends(client):

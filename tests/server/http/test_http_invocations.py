@@ -8,7 +8,7 @@ import wave
 
 import httpx
 import pytest
-from server.audio.audio_testkit import CODEC_EXTRA, FORMAT_RATES, decode, decoded_seconds, opus_input_rate
+from server.audio.audio_testkit import CODEC_EXTRA, FORMAT_RATES, covering, decode, decoded_seconds, opus_input_rate
 
 from tts_client.sse import SSEReader
 
@@ -62,7 +62,16 @@ async def reference_seconds(speech_server):
     return len(base64.b64decode(reply.json()["audios"][0])) / 2 / 24000
 
 
-@pytest.mark.parametrize("fmt, rate", FORMAT_RATES, ids=[f"{f}@{r}" for f, r in FORMAT_RATES])
+# Every format and every rate once: the whole matrix runs on synthetic audio in tests/server/audio.
+ENDS = covering(FORMAT_RATES)
+
+
+def test_the_end_to_end_pairs_cover_every_format_and_rate():
+    assert {f for f, _ in ENDS} == {f for f, _ in FORMAT_RATES} and {r for _, r in ENDS} == {r for _, r in FORMAT_RATES}
+    assert len(ENDS) == len({f for f, _ in FORMAT_RATES})
+
+
+@pytest.mark.parametrize("fmt, rate", ENDS, ids=[f"{f}@{r}" for f, r in ENDS])
 async def test_every_format_and_rate_decodes_at_that_rate_to_the_same_duration(http, reference_seconds, fmt, rate):
     reply = await http.post("/invocations", json={"text": "こんにちは。", "format": fmt, "sample_rate": rate})
     assert reply.status_code == 200, reply.text

@@ -21,7 +21,7 @@ def server_factory():
     started = []
 
     def start(**env):
-        started.append(start_server(env=env))
+        started.append(start_server(env=env, languages="ja"))
         return started[-1]
 
     yield start

@@ -19,14 +19,15 @@ MAX_SESSIONS = 8
 
 @pytest.fixture(scope="module")
 def server():
-    running = start_server(env={"SESSION_IDLE_TIMEOUT_S": str(IDLE_S), "MAX_SESSIONS": str(MAX_SESSIONS)})
+    running = start_server(env={"SESSION_IDLE_TIMEOUT_S": str(IDLE_S), "MAX_SESSIONS": str(MAX_SESSIONS)},
+                           languages="ja")
     yield running
     stop_server(running)
 
 
 @pytest.fixture(scope="module")
 def short_lived_server():
-    running = start_server(env={"SESSION_MAX_LIFETIME_S": str(LIFETIME_S)})
+    running = start_server(env={"SESSION_MAX_LIFETIME_S": str(LIFETIME_S)}, languages="ja")
     yield running
     stop_server(running)
 

@@ -2,7 +2,6 @@
 queue and active response, its admission slot, the renderer's pieces, the scheduler's stream and
 queued jobs, and (HTTP) the audio buffer. Real scheduler, a synthesizer double held mid-piece."""
 
-import asyncio
 
 from tts_server.admission import Gauge
 from tts_server.session.engine import SessionEngine

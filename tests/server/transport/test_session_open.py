@@ -86,7 +86,7 @@ async def test_custom_style_vector_is_accepted(speech_server):
 
 
 async def test_session_before_the_model_is_ready_gets_model_loading_and_1013():
-    server = start_server(wait=False, gated=True)  # the model stays unloaded until the gate opens
+    server = start_server(wait=False, gated=True, languages="ja")  # the model stays unloaded until the gate opens
     try:
         status = await asyncio.to_thread(wait_until_listening, server)
         assert status == 503, "the server must answer /ping with 503 while the model loads"

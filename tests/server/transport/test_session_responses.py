@@ -1,6 +1,5 @@
 """Responses on one session: streaming, pipelining, cancel, the queue bound, errors, close."""
 
-import asyncio
 import json
 
 import httpx

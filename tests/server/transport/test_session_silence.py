@@ -1,6 +1,8 @@
 """No dead air (SPEC §6), as a client hears it: the first sound comes right after the first
 byte, and sentences are 150-500 ms apart, on both engines, in raw PCM and in Ogg/Opus."""
 
+from itertools import pairwise
+
 import numpy as np
 import pytest
 from server.audio.audio_testkit import decode
@@ -17,14 +19,15 @@ def silent_runs_ms(samples: np.ndarray, rate: int, window_ms: int = 5) -> list[t
     peaks = np.abs(samples[: len(samples) // size * size]).reshape(-1, size).max(axis=1)
     loud = np.flatnonzero(peaks >= AUDIBLE)
     runs = []
-    for before, after in zip(loud[:-1], loud[1:]):
+    for before, after in pairwise(loud):
         if after - before > 1:
             runs.append(((before + 1) * window_ms, (after - before - 1) * window_ms))
     return runs
 
 
-@pytest.mark.parametrize("engine", ["onnx", "torch"])
-@pytest.mark.parametrize("fmt", ["pcm_16", "opus"])
+# The trimming is each engine's (its own silence around a piece); what a codec does to the gaps is
+# not: Ogg/Opus once, on the embedded engine.
+@pytest.mark.parametrize("engine, fmt", [("onnx", "pcm_16"), ("onnx", "opus"), ("torch", "pcm_16")])
 async def test_speech_starts_at_once_and_sentences_are_a_pause_apart(request, engine, fmt):
     server = request.getfixturevalue("speech_server" if engine == "onnx" else "torch_server")
     peer = await Peer.connect(server.ws_url)

@@ -1,6 +1,5 @@
 """Endpoint: image asset, model, endpoint config, endpoint, autoscaling, alarms, outputs."""
 
-import json
 
 import pytest
 

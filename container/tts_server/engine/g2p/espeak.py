@@ -56,7 +56,7 @@ class EspeakG2P:
         except ValueError:
             return settle([], phonemes, text, start, end)
         pieces: list[PhonemeSpan] = []
-        for (a, b), group in zip(words, groups):
+        for (a, b), group in zip(words, groups, strict=True):
             if group:
                 if pieces:
                     pieces.append(separator(pieces))

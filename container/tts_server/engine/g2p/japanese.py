@@ -213,6 +213,3 @@ def _glottal_stop_spacing(pieces: list[PhonemeSpan]) -> list[PhonemeSpan]:
         kept.append(piece)
     return kept
 
-
-def phoneme_string(pieces: list[PhonemeSpan]) -> str:
-    return "".join(p.phonemes for p in pieces)

@@ -28,7 +28,7 @@ class _DistributionAlias(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path, target=None):
         return None  # imports are served by the sys.modules entry
 
-    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):
+    def find_distributions(self, context=importlib.metadata.DistributionFinder.Context()):  # noqa: B008 - importlib's own signature; only read
         if context.name and context.name.replace("-", "_").lower() == NAME:
             return iter([importlib.metadata.distribution(PACKAGE)])
         return iter(())

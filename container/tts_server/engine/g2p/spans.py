@@ -94,7 +94,7 @@ class OriginMap:
     def replace_chars(self, table: dict[str, str]) -> None:
         """Per-character replacements (one char -> a string); offsets follow exactly."""
         text, origin = [], []
-        for char, span in zip(self.text, self.origin):
+        for char, span in zip(self.text, self.origin, strict=True):
             out = table.get(char, char)
             text.append(out)
             origin += [span] * len(out)
