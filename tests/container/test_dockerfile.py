@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from dockerfile_reader import REPO, REQUIREMENTS, args, env, image_args, image_stages, runtime_user, stages
+from dockerfile_reader import REPO, REQUIREMENTS, args, env, image_args, image_stages, instructions, runtime_user, stages
 
 ECR_PUBLIC_UBUNTU = "public.ecr.aws/docker/library/ubuntu:24.04"
 
