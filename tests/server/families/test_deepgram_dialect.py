@@ -180,6 +180,8 @@ def test_http_encodings_follow_deepgrams_containers():
 def test_on_the_shared_socket_its_query_or_its_first_message_chooses_it():
     assert REGISTERED.recognise({"model": "aura-2-helena-en", "encoding": "linear16"}, {}) is FAMILY
     assert REGISTERED.recognise({}, {"type": "Speak", "text": "Hi."}) is FAMILY
+    assert REGISTERED.recognise({"model": "af_heart", "encoding": "linear16"}, {"type": "Speak", "text": "Hi."}) is FAMILY
+    assert REGISTERED.recognise({"model": "bulbul:v3"}, {"type": "config"}) is not FAMILY
     assert REGISTERED.recognise({}, {"type": "open"}) is not FAMILY
     assert REGISTERED.claiming({"text": "Hi.", "model": "aura-2-thalia-en"}) is FAMILY
     assert REGISTERED.claiming({"text": "Hi.", "voice": "af_heart"}) is not FAMILY

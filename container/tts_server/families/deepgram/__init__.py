@@ -20,8 +20,9 @@ MESSAGE_TYPES = frozenset({"Speak", "Flush", "Clear", "Close"})
 
 
 def claims_query(query) -> bool:
-    """Its socket's query on the shared socket: a `model` with an `encoding`, or an Aura model."""
-    return "model" in query and ("encoding" in query or query["model"].lower().startswith("aura"))
+    """Its socket's query on the shared socket: an Aura `model` (Bulbul's clients send `model` too);
+    any other model (a Kokoro voice) is told by its first message."""
+    return query.get("model", "").lower().startswith("aura")
 
 
 FAMILY = Family(
