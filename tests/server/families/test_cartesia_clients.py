@@ -54,6 +54,21 @@ async def test_pipecats_cartesia_service_speaks_a_turn_with_its_words_in_order(s
     assert [w.pts for w in words] == sorted(w.pts for w in words)
 
 
+async def test_pipecats_cartesia_http_service_speaks(speech_server):
+    import aiohttp
+    from pipecat.frames.frames import TTSSpeakFrame
+    from pipecat.services.cartesia.tts import CartesiaHttpTTSService
+
+    async with aiohttp.ClientSession() as session:
+        tts = CartesiaHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
+                                     sample_rate=RATE, settings=CartesiaHttpTTSService.Settings(voice=KATIE),
+                                     stop_frame_timeout_s=20)
+        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
+                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
+    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
+    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+
+
 def until_interrupted(barge_in: BargeInAtFirstAudio, frames: list):
     """The frames, then nothing until the barge-in and a second after it, as in a live call: Pipecat's
     Cartesia service queues an EndFrame behind the turn's audio, where the interruption would drop it."""
