@@ -9,7 +9,9 @@ Bulbul's field names is Bulbul's even when it also has the blog's `voice`.
 from __future__ import annotations
 
 from ..transport.family import Families
-from . import blog, bulbul, canonical, deepgram, elevenlabs, openai
+from . import blog, bulbul, canonical, cartesia, deepgram, elevenlabs, openai
 
-REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, elevenlabs.FAMILY, deepgram.FAMILY, blog.FAMILY],
+# Cartesia before ElevenLabs and the blog: its requests carry `context_id` and `generation_config`
+# (ElevenLabs' first-message fields) and its bodies a `voice` (the blog's).
+REGISTERED = Families([openai.FAMILY, bulbul.FAMILY, cartesia.FAMILY, elevenlabs.FAMILY, deepgram.FAMILY, blog.FAMILY],
                       default=canonical.FAMILY)

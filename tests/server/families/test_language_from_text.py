@@ -18,6 +18,13 @@ README_TEXT = "こんにちは。今日はいい天気ですね。"  # the READM
 SHORT = "こんにちは。"
 SILENT_IN_ENGLISH = "こんにちは、今日はいい天気ですね。"  # English G2P finds nothing to say in it
 RACHEL = "21m00Tcm4TlvDq8ikWAM"
+KATIE = "f786b574-daa5-4673-aa0c-cbe3e8534c02"  # a Cartesia voice id
+
+
+def cartesia(text: str, language: str | None) -> dict:
+    return {"model_id": "sonic-3", "transcript": text, "voice": {"mode": "id", "id": KATIE}, "context_id": "c",
+            "output_format": {"container": "raw", "encoding": "pcm_s16le", "sample_rate": 24000}} | (
+        {"language": language} if language else {})
 # The negotiation is one for every surface: each surface runs on the embedded engine, and the
 # PyTorch engine (slow on a CPU) speaks the README's example, one voice, one socket, and refuses.
 BOTH = ["speech_server", "torch_server"]
@@ -71,6 +78,7 @@ HTTP = {
     "deepgram on /invocations": ("/invocations", lambda t, lang: {"text": t, "model": deepgram_model(lang),
                                                                   "encoding": "linear16", "container": "none"},
                                  pcm_ms, "the model's language (aura-2-<voice>-<language>)"),
+    "cartesia": ("/tts/bytes", cartesia, pcm_ms, "language"),
 }
 
 
@@ -165,8 +173,14 @@ async def deepgram_ms(server, text, language):
                            lambda e: e["type"] in ("Flushed", "Warning"))
 
 
+async def cartesia_ms(server, text, language):
+    return await socket_ms(f"ws://127.0.0.1:{server.port}/tts/websocket", [cartesia(text, language)],
+                           lambda f, e: b64_pcm_ms(e.get("data")) if e and e["type"] == "chunk" else 0,
+                           lambda e: e["type"] in ("done", "error"))
+
+
 SOCKETS = {"canonical": canonical_ms, "blog": blog_ms, "bulbul": bulbul_ms, "elevenlabs": elevenlabs_ms,
-           "deepgram": deepgram_ms}
+           "deepgram": deepgram_ms, "cartesia": cartesia_ms}
 
 
 @pytest.mark.parametrize("server, surface", [*(("speech_server", s) for s in SOCKETS), ("torch_server", "blog")],

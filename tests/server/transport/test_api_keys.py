@@ -13,6 +13,8 @@ from tts_server.settings import Settings
 
 KEY = "sk-local-1"
 RACHEL = "21m00Tcm4TlvDq8ikWAM"
+CARTESIA = {"model_id": "sonic-3", "transcript": "hi", "voice": {"mode": "id", "id": "any"}, "context_id": "c",
+            "output_format": {"container": "ogg", "sample_rate": 24000}}
 
 
 def runtime():
@@ -54,6 +56,10 @@ HTTP = {
     "deepgram on /invocations": ("/invocations", {"text": "hi", "model": "aura-2-thalia-en", "encoding": "ogg"},
                                  {"headers": {"Authorization": f"Token {KEY}"}},
                                  lambda body: body["err_code"] == "INVALID_AUTH"),
+    "cartesia": ("/tts/bytes", CARTESIA, {"headers": {"X-API-Key": KEY}},
+                 lambda body: body["error_code"] == "unauthorized" and body["status_code"] == 401),
+    "cartesia on /invocations": ("/invocations", CARTESIA, {"params": {"api_key": KEY}},
+                                 lambda body: body["error_code"] == "unauthorized"),
 }
 
 
@@ -118,6 +124,17 @@ def test_deepgrams_clients_send_their_key_as_authorization_token(client):
         ws.send_json({"type": "Speak", "text": "hi"})
         event = ws.receive_json()
     assert event["err_code"] == "INVALID_QUERY_PARAMETER" and "encoding" in event["err_msg"]
+
+
+def test_cartesias_socket_refuses_without_its_key_and_closes_1008(client):
+    """(Its socket lives on after a bad request, so the shared tests' check that a key gets past
+    it would leave a session running as the test client tears down: /tts/bytes shows that.)"""
+    with client.websocket_connect("/tts/websocket") as ws:
+        ws.send_json(CARTESIA)
+        event = ws.receive_json()
+        assert (event["type"], event["error_code"], event["status_code"]) == ("error", "unauthorized", 401)
+        assert "X-API-Key" in event["message"] or "x-api-key" in event["message"]
+        assert ws.receive()["code"] == 1008
 
 
 def test_without_api_keys_nothing_asks():
