@@ -24,8 +24,8 @@ def runtime():
     async def shutdown():
         pass
 
-    return SimpleNamespace(ready=True, load_error=None, profile={}, realtime_factor=0.0, fast_first_fragment=None,
-                           scheduler=SimpleNamespace(load=lambda: load), start=lambda: None, shutdown=shutdown,
+    return SimpleNamespace(ready=True, load_error=None, profile={}, realtime_factor=0.0, first_part_s=None,
+                           fast_first_fragment=None, scheduler=SimpleNamespace(load=lambda: load), start=lambda: None, shutdown=shutdown,
                            describe=lambda: {})
 
 
