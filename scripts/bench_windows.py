@@ -37,10 +37,10 @@ import intelligibility
 from bench_peers import TEN_SENTENCES
 from plots import save_plot
 
-from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT  # noqa: E402
-from tts_server.engine.factory import build_synthesizer  # noqa: E402
-from tts_server.engine.windows import Splicer, plan  # noqa: E402
-from tts_text.chunker import split_sentences  # noqa: E402
+from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
+from tts_server.engine.factory import build_synthesizer
+from tts_server.engine.windows import Splicer, plan
+from tts_text.chunker import split_sentences
 
 CORPUS = {"ja": intelligibility.CORPUS["ja"] + [TEN_SENTENCES[a:b] for a, b in split_sentences(TEN_SENTENCES)],
           "en-US": intelligibility.CORPUS["en-US"]}

@@ -25,12 +25,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tts_client, used from the checkout
 
-from tts_client.validation import (  # noqa: E402
+from tts_client.validation import (
     audio_checks, error_checks, http_checks, input_end_checks, overload_checks, server_checks, session_checks)
-from tts_client.validation.report import table, write_json, write_junit  # noqa: E402
-from tts_client.validation.runner import (  # noqa: E402
+from tts_client.validation.report import table, write_json, write_junit
+from tts_client.validation.runner import (
     FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
-from tts_client.validation.target import (  # noqa: E402
+from tts_client.validation.target import (
     add_target_arguments, check_target_arguments, reach)
 
 # overload.shed last: its burst must not share the server with another check's work.

@@ -1,9 +1,10 @@
 """The server settings a deploy may set (context key `serverSettings`), checked at synth.
 
 The server declares every setting once, as a field of `Settings` in
-container/tts_server/settings.py (its environment variable is the field's name upper-cased).
+container/tts_server/settings.py or of a client family's `FamilySettings` subclass in
+families/<name>/settings.py (its environment variable is the field's name upper-cased).
 The stacks do not import the server (its packages are not in the pipeline's synth venv), so
-the names are read from that file's syntax tree: a setting added there can be set here at
+the names are read from those files' syntax trees: a setting added there can be set here at
 once, and a name that is not a setting stops the synth instead of starting an endpoint that
 ignores it. Values are checked by the server itself when it starts (`Settings.from_env`,
 which names the variable); a value that does not fit keeps /ping at 503, and the deploy fails.
@@ -18,8 +19,10 @@ import ast
 from functools import cache
 from pathlib import Path
 
-SETTINGS_FILE = Path(__file__).resolve().parents[1] / "container" / "tts_server" / "settings.py"
+SERVER = Path(__file__).resolve().parents[1] / "container" / "tts_server"
+SETTINGS_FILE = SERVER / "settings.py"
 SETTINGS_CLASS = "Settings"
+FAMILY_SETTINGS_BASE = "FamilySettings"
 # variable -> why a deploy may not set it through serverSettings
 RESERVED = {
     "HOST": "SageMaker's container contract: every interface (the image sets 0.0.0.0)",
@@ -34,13 +37,20 @@ RESERVED = {
 
 @cache
 def setting_names() -> tuple[str, ...]:
-    """The environment variable of every field of Settings, in declaration order."""
-    tree = ast.parse(SETTINGS_FILE.read_text(encoding="utf-8"), str(SETTINGS_FILE))
-    [settings] = [node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == SETTINGS_CLASS]
-    fields = [node.target.id for node in settings.body
-              if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
-              and not node.target.id.startswith("_") and node.target.id != "model_config"]
-    return tuple(field.upper() for field in fields)
+    """The environment variable of every field of Settings, then of each family's settings."""
+    names = _fields(SETTINGS_FILE, lambda node: node.name == SETTINGS_CLASS)
+    for path in sorted(SERVER.glob("families/*/settings.py")):
+        names += _fields(path, lambda node: any(isinstance(b, ast.Name) and b.id == FAMILY_SETTINGS_BASE
+                                                for b in node.bases))
+    return tuple(dict.fromkeys(field.upper() for field in names))
+
+
+def _fields(path: Path, wanted) -> tuple[str, ...]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return tuple(node.target.id for cls in tree.body if isinstance(cls, ast.ClassDef) and wanted(cls)
+                 for node in cls.body
+                 if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)
+                 and not node.target.id.startswith("_") and node.target.id != "model_config")
 
 
 def settable() -> tuple[str, ...]:

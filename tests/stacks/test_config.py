@@ -96,13 +96,17 @@ def test_a_deploy_may_set_any_server_setting_by_its_variable():
 
 
 def test_the_settable_names_follow_the_servers_settings_without_importing_it():
-    """The names are the server's own: what Settings declares (imported here, where the server's
-    packages are), upper-cased; a new field is settable at once."""
+    """The names are the server's own: what Settings and each registered family's settings
+    declare (imported here, where the server's packages are), upper-cased; a new field is
+    settable at once."""
+    from tts_server.families import REGISTERED
     from tts_server.settings import Settings
 
     from stacks import server_settings
 
-    assert server_settings.setting_names() == tuple(name.upper() for name in Settings.model_fields)
+    models = [Settings, *dict.fromkeys(family.settings for family in REGISTERED.all)]
+    declared = {name.upper() for model in models for name in model.model_fields}
+    assert set(server_settings.setting_names()) == declared
 
 
 @pytest.mark.parametrize("value,says", [

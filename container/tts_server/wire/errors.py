@@ -34,10 +34,9 @@ class ErrorCode(StrEnum):
     SERVICE_OVERLOADED = "service_overloaded"
     MODEL_LOADING = "model_loading"
     INTERNAL = "internal_error"
-    REQUEST_TOO_LARGE = "request_too_large"  # a body or frame over its size limit
-    REQUEST_STALE = "request_stale"  # older than MAX_REQUEST_AGE_S when it arrived (the blog's clients)
-    UNAUTHORIZED = "unauthorized"  # API_KEYS is set and the request carried none of them
-    # The server ends a session (SPEC §10): each is announced, then the socket closes.
+    REQUEST_TOO_LARGE = "request_too_large"
+    REQUEST_STALE = "request_stale"
+    UNAUTHORIZED = "unauthorized"
     IDLE_TIMEOUT = "session_idle_timeout"
     SESSION_EXPIRED = "session_lifetime_exceeded"
     SHUTTING_DOWN = "server_shutting_down"
@@ -57,6 +56,8 @@ MEANINGS: dict[ErrorCode, str] = {
     ErrorCode.INTERNAL: "a server fault, logged with the session and response ids",
     ErrorCode.REQUEST_TOO_LARGE: "a body or frame over its size limit (MAX_REQUEST_BYTES, WS_MAX_FRAME_BYTES)",
     ErrorCode.REQUEST_STALE: "older than MAX_REQUEST_AGE_S when it arrived (the blog's request_timestamp)",
+    ErrorCode.UNAUTHORIZED: "API_KEYS is set on the local server and the request carried none of them (in its "
+                            "family's own key field or Authorization: Bearer)",
     # The server ends a session (SPEC §10): each is announced, then the socket closes.
     ErrorCode.IDLE_TIMEOUT: "no client event and nothing spoken for SESSION_IDLE_TIMEOUT_S: the session ends",
     ErrorCode.SESSION_EXPIRED: "the session outlived SESSION_MAX_LIFETIME_S: it ends",

@@ -15,13 +15,13 @@ pytest.importorskip("pipecat")
 pytest.importorskip("cartesia")
 pytest.importorskip("livekit.plugins.cartesia")
 
-from cartesia import Cartesia  # noqa: E402
-from pipecat.frames.frames import InterruptionFrame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame, TTSTextFrame  # noqa: E402,E501
-from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
-from pipecat.pipeline.worker import PipelineParams  # noqa: E402
-from pipecat.services.cartesia.tts import CartesiaTTSService  # noqa: E402
-from pipecat.tests.utils import SleepFrame, run_test  # noqa: E402
-from server.families.test_elevenlabs_clients import LONG, TEXT, BargeInAtFirstAudio, llm_turn, near  # noqa: E402
+from cartesia import Cartesia
+from pipecat.frames.frames import InterruptionFrame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame, TTSTextFrame
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams
+from pipecat.services.cartesia.tts import CartesiaTTSService
+from pipecat.tests.utils import SleepFrame, run_test
+from server.families.test_elevenlabs_clients import LONG, TEXT, BargeInAtFirstAudio, llm_turn, near
 
 KATIE = "f786b574-daa5-4673-aa0c-cbe3e8534c02"  # LiveKit's default Cartesia voice
 RATE = 24000

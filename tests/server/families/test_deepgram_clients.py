@@ -15,11 +15,11 @@ pytest.importorskip("pipecat")
 pytest.importorskip("deepgram")
 pytest.importorskip("livekit.plugins.deepgram")
 
-from pipecat.frames.frames import TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame  # noqa: E402
-from pipecat.pipeline.worker import PipelineParams  # noqa: E402
-from pipecat.services.deepgram.tts import DeepgramTTSService  # noqa: E402
-from pipecat.tests.utils import run_test  # noqa: E402
-from server.families.test_elevenlabs_clients import (  # noqa: E402
+from pipecat.frames.frames import TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame
+from pipecat.pipeline.worker import PipelineParams
+from pipecat.services.deepgram.tts import DeepgramTTSService
+from pipecat.tests.utils import run_test
+from server.families.test_elevenlabs_clients import (
     heard_ms_with_a_barge_in, livekit_stream, llm_turn, near,
 )
 

@@ -19,15 +19,15 @@ pytest.importorskip("pipecat")
 pytest.importorskip("elevenlabs")
 pytest.importorskip("livekit.plugins.elevenlabs")
 
-from pipecat.frames.frames import (  # noqa: E402
+from pipecat.frames.frames import (
     InterruptionFrame, LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame,
     TTSStartedFrame, TTSStoppedFrame, TTSTextFrame,
 )
-from pipecat.pipeline.pipeline import Pipeline  # noqa: E402
-from pipecat.pipeline.worker import PipelineParams  # noqa: E402
-from pipecat.processors.frame_processor import FrameProcessor  # noqa: E402
-from pipecat.services.elevenlabs.tts import ElevenLabsTTSService  # noqa: E402
-from pipecat.tests.utils import run_test  # noqa: E402
+from pipecat.pipeline.pipeline import Pipeline
+from pipecat.pipeline.worker import PipelineParams
+from pipecat.processors.frame_processor import FrameProcessor
+from pipecat.services.elevenlabs.tts import ElevenLabsTTSService
+from pipecat.tests.utils import run_test
 
 RACHEL = "21m00Tcm4TlvDq8ikWAM"  # ElevenLabs' premade voice id, as their examples send it
 TEXT = "Hello there. How are you today?"
