@@ -143,7 +143,7 @@ async def test_the_sdks_websocket_context_streams_each_sentence_before_the_input
 def test_the_sdks_bytes_and_sse_calls_speak(speech_server):
     client = sdk(speech_server)
     voice = {"mode": "id", "id": KATIE}
-    audio = b"".join(client.tts.bytes(model_id="sonic-3", transcript=TEXT, voice=voice, output_format=RAW))
+    audio = client.tts.generate(model_id="sonic-3", transcript=TEXT, voice=voice, output_format=RAW).read()
     assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
     events = list(client.tts.generate_sse(model_id="sonic-3", transcript=TEXT, voice=voice, output_format=RAW,
                                           add_timestamps=True))
