@@ -84,10 +84,10 @@ def _first_audio_breakdown(axis, series: list[dict]) -> None:
     colours = [BLUE, GREEN, ORANGE, GREY, "#805ad5", "#d69e2e", RED]
     x = list(range(len(series)))
     bottoms = [0.0] * len(series)
-    for colour, name in zip(colours, series[0]["first_audio_ms"]):
+    for colour, name in zip(colours, series[0]["first_audio_ms"], strict=False):
         heights = [s["first_audio_ms"][name] for s in series]
         axis.bar([i - 0.2 for i in x], heights, 0.4, bottom=bottoms, color=colour, label=name)
-        bottoms = [b + h for b, h in zip(bottoms, heights)]
+        bottoms = [b + h for b, h in zip(bottoms, heights, strict=True)]
     floors = axis.bar([i + 0.2 for i in x], [s["floor_p50_ms"] for s in series], 0.4, color="white",
                       edgecolor="black", hatch="//", label="engine floor")
     _label_bars(axis, floors, "{:.0f}")
@@ -233,7 +233,7 @@ def plot_bench_peers(data: dict) -> Figure:
              f"(medians of {rows[0]['runs']})")
     figure, (ttfa, total) = _figure(2, title, width=6)
     width = 0.8 / len(systems)
-    for k, (system, colour) in enumerate(zip(systems, [BLUE, GREY, ORANGE])):
+    for k, (system, colour) in enumerate(zip(systems, [BLUE, GREY, ORANGE], strict=False)):
         mine = {r["text"]: r for r in rows if r["system"] == system}
         x = [i - 0.4 + width * (k + 0.5) for i in range(len(texts))]
         _label_bars(ttfa, ttfa.bar(x, [mine[t]["ttfa_ms"] for t in texts], width, color=colour, label=system), "{:.0f}")

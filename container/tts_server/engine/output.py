@@ -195,7 +195,7 @@ class PieceAssembler:
         peaks = np.abs(audio[low : low + (high - low) // step * step]).reshape(-1, step).max(axis=1)
         quiet = np.concatenate([[False], peaks < 10 ** (self.pauses.audible_db / 20), [False]])
         edges = np.flatnonzero(np.diff(quiet.astype(np.int8)))
-        runs = list(zip(edges[::2], edges[1::2]))
+        runs = list(zip(edges[::2], edges[1::2], strict=False))
         if not runs:
             return boundary
         start, stop = max(runs, key=lambda run: run[1] - run[0])

@@ -77,7 +77,7 @@ def test_a_merged_piece_keeps_its_sentences_timestamps_and_pauses_between_them()
     assert [r[0] for r in found] == ["あいうえお", "。", "かきくけこ", "。"]
     assert all(TEXT[start:end] == text for text, start, end, _, _ in found)
     assert all(r[3] % 25 == 0 and r[4] % 25 == 0 for r in found), "on the model's 25 ms grid"
-    assert all(a[4] <= b[3] for a, b in zip(found, found[1:])), "in order, not overlapping"
+    assert all(a[4] <= b[3] for a, b in zip(found, found[1:], strict=False)), "in order, not overlapping"
     first, second = found[0], found[2]
     assert first[4] - first[3] == 5 * 4 * 25 and second[4] - second[3] == 5 * 3 * 25, "timed by their durations"
     loud = np.flatnonzero(np.abs(merged.audio) > 0.01)

@@ -27,7 +27,7 @@ def test_the_windows_cover_every_frame_and_each_reads_its_context(rtf, speech):
     d = durations(speech=speech)
     frames, found = int(d.sum()), plan(d, rtf)
     assert found[0].start <= d[0] and found[-1].end == frames
-    for earlier, later in zip(found, found[1:]):
+    for earlier, later in zip(found, found[1:], strict=False):
         assert later.start == later.join - CONTEXT_FRAMES and earlier.end == later.join + CONTEXT_FRAMES
         assert earlier.join < later.join
     if len(found) > 1:
@@ -201,7 +201,7 @@ def test_a_later_window_is_decoded_in_place_and_one_off_by_a_sample_is_caught(de
     its samples line up with the whole decode's, so a window that starts a sample early or late
     (a dropped or repeated sample at its edge) shows up as a shift. The first window reads the
     model's onset without its left context, so it is checked by its joins only."""
-    for window, part in zip(decoded.windows[1:], decoded.parts[1:]):
+    for window, part in zip(decoded.windows[1:], decoded.parts[1:], strict=False):
         assert lag_to_whole(part, window, decoded.whole) == 0
         late = np.concatenate([part[:1], part[:-1]])  # a sample repeated: every later one a sample late
         early = np.concatenate([part[1:], part[-1:]])  # a sample dropped
