@@ -13,7 +13,7 @@ import pytest
 
 from tts_server.engine import windows
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
-from tts_server.engine.factory import embedded_synthesizer
+from tts_server.engine.factory import build_synthesizer
 from tts_server.engine.windows import CONTEXT_FRAMES, CROSSFADE_SAMPLES, RAMP_SAMPLES, Splicer, Window, plan
 
 
@@ -145,7 +145,7 @@ def test_the_join_checks_catch_a_splicer_that_drops_repeats_or_clicks(broken, fa
 
 @pytest.fixture(scope="module")
 def synthesizer():
-    return embedded_synthesizer(threads=2, languages=["ja"])
+    return build_synthesizer("onnx", "cpu", threads=2, languages=["ja"])
 
 
 @pytest.fixture(scope="module", params=["onnx", "torch"])
