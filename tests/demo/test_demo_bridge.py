@@ -68,7 +68,10 @@ async def test_frames_cross_the_bridge_whole_and_keep_their_kind(bridge_url):
     chunks = [e for e in events if e["type"] == "audio.chunk"]
     # Each audio.chunk text frame is followed by exactly its binary frame, reassembled whole.
     assert [type(f) for f in frames[frames.index(next(f for f in frames if isinstance(f, bytes))) - 1:]][:2] == [str, bytes]
-    assert len(audio) == len(chunks) and all(c["alignments"] for c in chunks)
+    # A word's times go with the chunk that ends it (a first window may carry none): together in order.
+    aligned = [a for c in chunks for a in c["alignments"]]
+    assert len(audio) == len(chunks) and "".join(a["text"] for a in aligned) == "こんにちは。"
+    assert [a["start_ms"] for a in aligned] == sorted(a["start_ms"] for a in aligned)
     assert duration_ms("pcm_f32", 24000, b"".join(audio)) == done["usage"]["audio_ms"] and done["status"] == "completed"
     assert error["type"] == "error" and error["error"]["code"] == "invalid_request_error"
     assert closed["type"] == "session.closed" and socket.close_code == 1000

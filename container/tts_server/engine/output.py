@@ -55,11 +55,6 @@ class SegmentAudio:
         return len(self.audio) * 1000 // SAMPLE_RATE
 
 
-def assemble(piece: Piece, results: list[Inference], pauses: Pauses, engine_seconds: float) -> SegmentAudio:
-    """The piece's audio as sent (trimmed, with its pauses) and its alignments into the whole text."""
-    return PieceAssembler(piece, pauses).add(results, engine_seconds)
-
-
 @dataclass
 class _Sentence:
     """Tokens [first, last) of a job, heard in its samples [begin, end), then `gap_ms` of pause."""

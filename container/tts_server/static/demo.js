@@ -318,7 +318,8 @@ async function speak() {
 function stop() {
   state.stops += 1;
   if (agentTurn) agentTurn.aborted = true;
-  for (const record of records.values()) {
+  // Newest first: each queued response is dropped before the active one's cancel could start it.
+  for (const record of [...records.values()].reverse()) {
     if (record.finished || record.stopped) continue;
     record.stopped = true;
     if (session && session.usable) session.cancel(record.id);
