@@ -43,6 +43,9 @@ class CountingSynthesizer:
     def language(self, requested, speaker_id=None):
         return requested or "ja"
 
+    def detect(self, text, hint=None):
+        return "ja"
+
     def voice_book(self, language):
         return self._book
 
