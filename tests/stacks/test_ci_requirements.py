@@ -24,8 +24,10 @@ def test_ci_pins_match_the_development_pins(path):
 
 
 def third_party_imports(*paths: str) -> set[str]:
-    """Top-level modules the files import, theirs and the client library's (the checks' code)."""
-    files = [REPO / p for p in paths] + sorted((REPO / "tts_client").rglob("*.py"))
+    """Top-level modules the files import, theirs and the client library's and the format table's
+    (the checks' code)."""
+    files = [REPO / p for p in paths] + sorted((REPO / "tts_client").rglob("*.py")) + sorted(
+        (REPO / "tts_formats").rglob("*.py"))
     found = set()
     for file in files:
         if "integrations" in file.parts:  # the agent-framework adapters: not what the checks run
@@ -50,7 +52,7 @@ def test_the_validation_steps_install_what_the_validator_and_the_load_stage_impo
     imported = third_party_imports("scripts/validate_endpoint.py", "scripts/load_stage.py", "scripts/plots.py")
     import sys
     third_party = {m for m in imported - set(sys.stdlib_module_names) - OPTIONAL
-                   if m not in ("tts_client", "tts_text", "plots")}
+                   if m not in ("tts_client", "tts_text", "tts_formats", "plots")}
     assert third_party <= set(DISTRIBUTIONS), third_party - set(DISTRIBUTIONS)
     assert {DISTRIBUTIONS[m] for m in third_party} <= set(pins("stacks/requirements-validate.txt"))
 
