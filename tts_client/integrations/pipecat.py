@@ -69,6 +69,8 @@ class KokoroStreamingTTSService(TTSService):
         self.closed: TransportClosed | None = None  # how the last session ended, after a graceful stop
         self._server_rate = 0
         self._receiver = None
+        self._ending: set[Session] = set()  # sessions the server said it ends (idle, lifetime, shutdown)
+        self._retiring: Session | None = None  # the session this service closes itself
         self._turns: dict[str, _Turn] = {}
         self._turn_of: dict[str, str] = {}  # response id -> context id, until its response.done
         # One resampler per response, flushed at its response.done: a stream resampler holds
@@ -120,6 +122,7 @@ class KokoroStreamingTTSService(TTSService):
         session, self._session = self._session, None
         if session is None:
             return
+        self._retiring = session
         try:
             if graceful:
                 # close -> session.closed -> only then the input ends (SageMaker drops a
@@ -148,11 +151,14 @@ class KokoroStreamingTTSService(TTSService):
         turn.pending.append(response_id)
         self._turn_of[response_id] = context_id
         try:
-            # The voice goes with each response, so a settings update applies from the next sentence.
-            await session.create(text.strip(), response_id=response_id, with_timestamps=True,
-                                 speaker_id=self._settings.voice or None)
+            await self._create(session, response_id, text.strip())
         except Exception as error:  # noqa: BLE001 - the pipeline gets it as an ErrorFrame
-            turn.pending.remove(response_id)
+            if session in self._ending or session.closed is not None:
+                # It crossed the end of the session: the session's loss sends it again or settles it.
+                yield None
+                return
+            if response_id in turn.pending:
+                turn.pending.remove(response_id)
             self._turn_of.pop(response_id, None)
             yield ErrorFrame(error=f"{self}: could not send the text: {error}")
             return
@@ -190,8 +196,8 @@ class KokoroStreamingTTSService(TTSService):
                 await self._on_done(event)
             elif isinstance(event, ErrorEvent):
                 await self._on_error(session, event)
-            elif isinstance(event, TransportClosed) and session is self._session:
-                await self._on_lost(event)
+            elif isinstance(event, TransportClosed) and session is not self._retiring:
+                await self._on_lost(session, event)
 
     async def _on_audio(self, chunk: AudioChunk) -> None:
         context_id = self._turn_of.get(chunk.response_id)
@@ -230,6 +236,7 @@ class KokoroStreamingTTSService(TTSService):
         error = event.error
         if error.code in SESSION_ENDING_CODES:
             logger.info(f"{self}: the server ends the session ({error.code}); the next sentence opens a new one")
+            self._ending.add(session)
             return
         response = session.responses.get(error.response_id or "")
         if response is not None and response.rejected is not None:  # that response.create will never be done
@@ -238,15 +245,44 @@ class KokoroStreamingTTSService(TTSService):
             return  # a cancel that crossed its response.done: nothing is left to stop
         await self.push_error(error_msg=f"{self}: {error.code}: {error.message}")
 
-    async def _on_lost(self, closed: TransportClosed) -> None:
-        """The server ended the session: what it still owed never comes."""
-        self._session = None
-        owed = [(context_id, response_id) for context_id, turn in self._turns.items() for response_id in turn.pending]
-        for context_id, response_id in owed:
-            self._turn_of.pop(response_id, None)
-            await self._settle(context_id, response_id)
+    async def _on_lost(self, session: Session, closed: TransportClosed) -> None:
+        """The session ended: what it still owed never comes. A sentence sent as the server was
+        ending the session (idle, lifetime, shutdown) that it never took up goes to a new session."""
+        if session is self._session:
+            self._session = None
+        ended = session in self._ending
+        self._ending.discard(session)
+        owed, resend = [], []
+        for response_id, response in session.responses.items():
+            context_id = self._turn_of.get(response_id)
+            turn = self._turns.get(context_id)
+            if turn is None or response_id not in turn.pending:
+                continue
+            untouched = not (response.queued or response.created or response.chunks or response.rejected)
+            (resend if ended and untouched else owed).append((context_id, response))
+        for context_id, response in resend:
+            if not await self._send_again(response.response_id, response.text):
+                owed.append((context_id, response))
+        for context_id, response in owed:
+            self._turn_of.pop(response.response_id, None)
+            await self._settle(context_id, response.response_id)
         if owed or closed.code not in (1000, None):
             await self.push_error(error_msg=f"{self}: session closed ({closed.code} {closed.reason})".strip())
+
+    async def _create(self, session: Session, response_id: str, text: str) -> None:
+        # The voice goes with each response, so a settings update applies from the next sentence.
+        await session.create(text, response_id=response_id, with_timestamps=True, speaker_id=self._settings.voice or None)
+
+    async def _send_again(self, response_id: str, text: str) -> bool:
+        session = self._session if self._session and not self._session.closed else await self._connect()
+        if session is None:
+            return False
+        try:
+            await self._create(session, response_id, text)
+        except Exception as error:  # noqa: BLE001 - the sentence is then lost, which the pipeline is told
+            logger.warning(f"{self}: could not send {response_id} again: {error}")
+            return False
+        return True
 
     async def _settle(self, context_id: str | None, response_id: str) -> None:
         turn = self._turns.get(context_id)
