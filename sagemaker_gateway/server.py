@@ -24,8 +24,10 @@ class RunningGateway:
 
     async def close(self) -> None:
         self.server.close()
-        for writer in list(self.connections):  # keep-alive clients would hold wait_closed() forever
-            writer.close()
+        # Dropped, not closed: a keep-alive client would hold wait_closed() forever, and a TLS
+        # close waits up to asyncio's 30 s ssl_shutdown_timeout for a peer that never answers it.
+        for writer in list(self.connections):
+            writer.transport.abort()
         await self.server.wait_closed()
 
 
