@@ -26,6 +26,7 @@ sys.path[:0] = [str(REPO / "container")]
 
 from tts_server.engine.backend import Inference  # noqa: E402
 from tts_server.engine.batched_forward import forward_batch  # noqa: E402
+from tts_server.engine.torch_backend import fold_weight_norm  # noqa: E402
 
 SENTENCES = {  # the benchmark texts (scripts/bench.py) and English of similar lengths
     "ja": ["こんにちは。", "本日はご来店いただき、誠にありがとうございます。", "ただいま春の新商品を多数取り揃えております。",
@@ -55,18 +56,20 @@ def kmodel_class():
 
 def seeded_model(config: dict, seed: int = 0):
     """The real architecture with torch's seeded initialisation instead of trained weights, on the
-    CPU: the same seed gives the same weights (a copy per device; weight_norm forbids deepcopy)."""
+    CPU: the same seed gives the same weights (a copy per device), weight norm folded as the
+    engine folds it (torch_backend.fold_weight_norm)."""
     torch.manual_seed(seed)
     with tempfile.TemporaryDirectory() as folder:
         empty = Path(folder) / "no-weights.pth"
         torch.save({}, empty)  # KModel loads nothing from it: every module keeps its seeded init
-        return kmodel_class()(repo_id="hexgrad/Kokoro-82M", config=config, model=str(empty)).eval()
+        return fold_weight_norm(kmodel_class()(repo_id="hexgrad/Kokoro-82M", config=config, model=str(empty)).eval())
 
 
 def trained_model(model_dir: Path):
     """Kokoro-82M with the weights of a deployed model directory (config.json, kokoro-v1_0.pth), on the CPU."""
     config = json.loads((model_dir / "config.json").read_text())
-    return kmodel_class()(repo_id="hexgrad/Kokoro-82M", config=config, model=str(model_dir / "kokoro-v1_0.pth")).eval()
+    return fold_weight_norm(
+        kmodel_class()(repo_id="hexgrad/Kokoro-82M", config=config, model=str(model_dir / "kokoro-v1_0.pth")).eval())
 
 
 class ForcedDurations:

@@ -77,7 +77,7 @@ class TorchBackend:
         except Exception as error:  # noqa: BLE001 - any failure here is "this file does not load"
             reason = " ".join(str(error).split())[:300]
             raise ModelDirError(f"{model_dir.weights}: state dict does not load ({reason})") from None
-        _fold_weight_norm(model)
+        fold_weight_norm(model)
         self.model = model.to(self.device).eval()
         # Interruption: each convolution and LSTM first checks the run's control, so a run stops
         # within one layer (the scheduler's preemption; see scheduler.py).
@@ -191,16 +191,17 @@ class _GivenSource(torch.nn.Module):
         return self.source, None, None
 
 
-def _fold_weight_norm(model: torch.nn.Module) -> None:
+def fold_weight_norm(model: torch.nn.Module) -> torch.nn.Module:
     """kokoro's convolutions keep weight norm (a direction and a magnitude) and recompute their
     weight from both on every call: at inference that is a fixed cost per model call, about 0.4 s
     on a 2-core CPU, which a first window pays on top of its frames. Computed once here, with
-    the same formula, so every output stays what it was."""
-    for module in model.modules():
+    the same formula, so every output stays what it was. Returns the model, folded in place."""
+    for module in list(model.modules()):  # a list: removing a parametrization edits the tree
         if hasattr(module, "weight_g") and hasattr(module, "weight_v"):
             torch.nn.utils.remove_weight_norm(module)
         elif torch.nn.utils.parametrize.is_parametrized(module, "weight"):
             torch.nn.utils.parametrize.remove_parametrizations(module, "weight")
+    return model
 
 
 def _voice_pack(path) -> np.ndarray:
