@@ -118,11 +118,18 @@ class KokoroStreamingTTSService(TTSService):
         await self._call_event_handler("on_connected")
         return session
 
+    async def _open_session(self) -> Session | None:
+        """The open session, else a new one (None when it cannot be opened: the pipeline is told)."""
+        if self._session and not self._session.closed:
+            return self._session
+        return await self._connect()
+
     async def _close(self, graceful: bool) -> None:
         session, self._session = self._session, None
         if session is None:
             return
         self._retiring = session
+        self._ending.discard(session)  # its loss is ignored (_receive), so nothing else would
         try:
             if graceful:
                 # close -> session.closed -> only then the input ends (SageMaker drops a
@@ -142,7 +149,7 @@ class KokoroStreamingTTSService(TTSService):
 
     @traced_tts
     async def run_tts(self, text: str, context_id: str) -> AsyncGenerator[Frame | None, None]:
-        session = self._session if self._session and not self._session.closed else await self._connect()
+        session = await self._open_session()
         if session is None:
             yield ErrorFrame(error=f"{self}: no session to speak with")
             return
@@ -274,7 +281,7 @@ class KokoroStreamingTTSService(TTSService):
         await session.create(text, response_id=response_id, with_timestamps=True, speaker_id=self._settings.voice or None)
 
     async def _send_again(self, response_id: str, text: str) -> bool:
-        session = self._session if self._session and not self._session.closed else await self._connect()
+        session = await self._open_session()
         if session is None:
             return False
         try:

@@ -1,10 +1,13 @@
-"""A session the server ends for idleness (SPEC §10) costs neither integration its next
-utterance: a server of its own with a 1 s idle timeout, and a pause longer than that."""
+"""A session the server ends (SPEC §10) costs neither integration a sentence: a server of its
+own with a 1 s idle timeout and a pause longer than that, and a relay that ends the session
+as a sentence crosses it."""
 
 import asyncio
+import json
 
 import pytest
 
+from broken_servers import Breakage, broken_server, is_event
 from running_server import start_server, stop_server
 from tts_client.integrations.endpoint import Endpoint
 
@@ -47,3 +50,45 @@ async def test_livekit_replaces_a_pooled_session_the_server_closed(impatient_ser
     finally:
         await plugin.aclose()
     assert first.session_id != second.session_id and events
+
+
+class EndsAsTheSecondSentenceArrives(Breakage):
+    """The crossing, made certain: the first session's server never takes up the second
+    sentence (it was ending), then says it ends the session and closes it."""
+
+    sessions = 0
+
+    def __init__(self):
+        type(self).sessions += 1
+        self.breaks, self.creates = type(self).sessions == 1, 0
+
+    def to_server(self, frame):
+        if self.breaks and is_event(frame, "response.create"):
+            self.creates += 1
+            return [] if self.creates == 2 else [frame]
+        return [frame]
+
+    def hold_s(self, frame):  # the second sentence reaches the relay before the first is done
+        return 1.0 if self.breaks and is_event(frame, "response.done") else 0.0
+
+    def to_client(self, frame):
+        if not (self.breaks and is_event(frame, "response.done")):
+            return [frame]
+        self.hang_up = True
+        ending = {"type": "error", "error": {"code": "server_shutting_down", "message": "the server is shutting down"}}
+        return [frame, json.dumps(ending)]
+
+
+async def test_pipecat_sends_a_sentence_the_ending_session_never_took_up_to_a_new_one(speech_server):
+    pytest.importorskip("pipecat")
+    from pipecat.frames.frames import ErrorFrame, TTSStoppedFrame
+    from pipecat.tests.utils import run_test
+    from test_pipecat_service import llm_turn, params, speaking
+
+    async with broken_server(speech_server.http_url, EndsAsTheSecondSentenceArrives) as url:
+        tts, done = speaking(Endpoint.websocket(url))
+        down, up = await run_test(tts, frames_to_send=llm_turn("はい。いいえ。"), pipeline_params=params(16000))
+    assert EndsAsTheSecondSentenceArrives.sessions == 2  # the second sentence opened a new session
+    assert [d.status for d in done] == ["completed", "completed"]
+    assert not [f for f in [*down, *up] if isinstance(f, ErrorFrame)]
+    assert len([f for f in down if isinstance(f, TTSStoppedFrame)]) == 1  # the turn ends, once

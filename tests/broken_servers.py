@@ -313,7 +313,7 @@ class OverloadAnsweredLate(Breakage):
         return Response(body, status_code=reply.status_code, headers=dict(reply.headers))
 
 
-def _is_event(frame: Frame, kind: str) -> bool:
+def is_event(frame: Frame, kind: str) -> bool:
     try:
         event = json.loads(frame)
     except (ValueError, UnicodeDecodeError):
@@ -330,7 +330,7 @@ class SlowFirstAudio(Breakage):
         self.started: set[str] = set()
 
     def hold_s(self, frame):
-        if not _is_event(frame, "audio.chunk"):
+        if not is_event(frame, "audio.chunk"):
             return 0.0
         response_id = json.loads(frame)["response_id"]
         first = response_id not in self.started
@@ -342,7 +342,7 @@ class DropsSessions(Breakage):
     name, rule = "drops_sessions", "ends the session (1000) at a response's first audio chunk"
 
     def to_client(self, frame):
-        self.hang_up = self.hang_up or _is_event(frame, "audio.chunk")
+        self.hang_up = self.hang_up or is_event(frame, "audio.chunk")
         return [frame]
 
 
