@@ -56,7 +56,7 @@ class EndsAsTheSecondSentenceArrives(Breakage):
     """The crossing, made certain: the first session's server never takes up the second
     sentence (it was ending), then says it ends the session and closes it."""
 
-    sessions = 0
+    sessions, dropped = 0, False  # counted over the test's relay (reset by the test)
 
     def __init__(self):
         type(self).sessions += 1
@@ -65,7 +65,9 @@ class EndsAsTheSecondSentenceArrives(Breakage):
     def to_server(self, frame):
         if self.breaks and is_event(frame, "response.create"):
             self.creates += 1
-            return [] if self.creates == 2 else [frame]
+            if self.creates == 2:
+                type(self).dropped = True
+                return []
         return [frame]
 
     def hold_s(self, frame):  # the second sentence reaches the relay before the first is done
@@ -85,10 +87,12 @@ async def test_pipecat_sends_a_sentence_the_ending_session_never_took_up_to_a_ne
     from pipecat.tests.utils import run_test
     from test_pipecat_service import llm_turn, params, speaking
 
+    EndsAsTheSecondSentenceArrives.sessions, EndsAsTheSecondSentenceArrives.dropped = 0, False
     async with broken_server(speech_server.http_url, EndsAsTheSecondSentenceArrives) as url:
         tts, done = speaking(Endpoint.websocket(url))
         down, up = await run_test(tts, frames_to_send=llm_turn("はい。いいえ。"), pipeline_params=params(16000))
-    assert EndsAsTheSecondSentenceArrives.sessions == 2  # the second sentence opened a new session
+    assert EndsAsTheSecondSentenceArrives.dropped  # the second sentence did cross the ending session
+    assert EndsAsTheSecondSentenceArrives.sessions == 2  # and opened a new one
     assert [d.status for d in done] == ["completed", "completed"]
     assert not [f for f in [*down, *up] if isinstance(f, ErrorFrame)]
     assert len([f for f in down if isinstance(f, TTSStoppedFrame)]) == 1  # the turn ends, once
