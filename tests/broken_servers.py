@@ -53,6 +53,16 @@ def edit(frame: Frame, change: Callable[[dict], dict | list[dict] | None]) -> li
     return text if isinstance(frame, str) else [t.encode() for t in text]
 
 
+def queued_instead(frame: Frame, code: str) -> list[Frame]:
+    """The frame, with an error of this code answered as if its response had been queued."""
+    def accept(event):
+        error = event.get("error") or {}
+        if event.get("type") == "error" and error.get("code") == code:
+            return {"type": "response.queued", "response_id": error["response_id"]}
+        return event
+    return edit(frame, accept)
+
+
 class Breakage:
     """A correct relay; each subclass breaks one rule. One instance per connection."""
 
@@ -124,12 +134,7 @@ class DuplicateIdsAccepted(Breakage):
         "a response_id that is still outstanding is queued again"
 
     def to_client(self, frame):
-        def accept(event):
-            error = event.get("error") or {}
-            if event.get("type") == "error" and error.get("code") == "duplicate_response_id":
-                return {"type": "response.queued", "response_id": error["response_id"]}
-            return event
-        return edit(frame, accept)
+        return queued_instead(frame, "duplicate_response_id")
 
 
 class WrongFormatBytes(Breakage):
@@ -187,12 +192,7 @@ class NoQueueBound(Breakage):
     name, fails, rule = "no_queue_bound", ("queue.bound",), "queues past WS_MAX_PENDING_RESPONSES"
 
     def to_client(self, frame):
-        def accept(event):
-            error = event.get("error") or {}
-            if event.get("type") == "error" and error.get("code") == "too_many_queued_responses":
-                return {"type": "response.queued", "response_id": error["response_id"]}
-            return event
-        return edit(frame, accept)
+        return queued_instead(frame, "too_many_queued_responses")
 
 
 class DuplicateDone(Breakage):
