@@ -46,7 +46,13 @@ class OnnxBackend:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
         front, decoder = graph.split(load_model_bytes())
-        self._front = onnxruntime.InferenceSession(front, sess_options=options, providers=["CPUExecutionProvider"])
+        # The decoder runs right after the front part: the front part's threads must not spin
+        # (onnxruntime's default) through it, taking the cores the decoder's threads need.
+        front_options = onnxruntime.SessionOptions()
+        front_options.intra_op_num_threads = options.intra_op_num_threads
+        front_options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._front = onnxruntime.InferenceSession(front, sess_options=front_options,
+                                                   providers=["CPUExecutionProvider"])
         self._decoder = onnxruntime.InferenceSession(decoder, sess_options=options, providers=["CPUExecutionProvider"])
         self.vocab: Mapping[str, int] = json.loads(_data("vocab.json").read_text(encoding="utf-8"))["vocab"]
         with _data("voices_ja.npz").open("rb") as f:
