@@ -1,7 +1,7 @@
 """Shared fixtures. The server helpers live in running_server.py."""
 
 import pytest
-from converted_model import cached_model_dir, convert_model_dir
+from converted_model import convert_model_dir
 from running_server import start_server, stop_server
 
 
@@ -23,9 +23,10 @@ def converted_model_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def model_dir():
-    """The converted weights the PyTorch engine's tests serve from (read only; kept between runs)."""
-    return cached_model_dir()
+def model_dir(converted_model_dir):
+    """The converted weights the PyTorch engine's tests serve from (read only): this run's own
+    conversion, the one the conversion tests check (a second, cached copy cost a conversion a run)."""
+    return converted_model_dir
 
 
 @pytest.fixture(scope="session")

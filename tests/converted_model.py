@@ -2,12 +2,11 @@
 
 `make model-dir`'s script, run as a user runs it (a subprocess); the session fixture
 `converted_model_dir` (tests/conftest.py) converts once per test run into a temporary
-directory (about 10 s on 2 cores).
+directory (about 10 s on 2 cores), which the PyTorch engine's tests then serve from.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,10 +21,3 @@ def convert_model_dir(output: Path, *args: str) -> subprocess.CompletedProcess:
     assert process.returncode == 0, process.stdout + process.stderr
     return process
 
-
-def cached_model_dir() -> Path:
-    """MODEL_DIR_FOR_TESTS (CI keeps it beside the venv) or .cache/model-dir, brought up to date
-    by the converter (it rewrites nothing when nothing changed)."""
-    path = Path(os.environ.get("MODEL_DIR_FOR_TESTS", REPO / ".cache" / "model-dir"))
-    convert_model_dir(path)
-    return path
