@@ -144,17 +144,12 @@ class Settings(BaseModel):
 
     @classmethod
     def from_env(cls) -> Settings:
-        try:
-            return _Environment()
-        except ValidationError as error:
-            raise SystemExit("\n".join(_named(item) for item in error.errors(include_url=False))) from None
+        return _read(_Environment)
 
     @classmethod
     def variable(cls, field: str) -> str:
         """The environment variable of a field, for messages that tell an operator what to raise."""
-        if field not in cls.model_fields:
-            raise KeyError(field)
-        return field.upper()
+        return _variable(cls, field)
 
     @property
     def fast_first_fragment(self) -> int | None:
@@ -198,22 +193,30 @@ class FamilySettings(BaseModel):
 
     @classmethod
     def from_env(cls) -> FamilySettings:
-        environment = type(f"_{cls.__name__}Environment", (BaseSettings, cls), {"model_config": _Environment.model_config})
-        try:
-            return environment()
-        except ValidationError as error:
-            raise SystemExit("\n".join(_named(item) for item in error.errors(include_url=False))) from None
+        return _read(type(f"_{cls.__name__}Environment", (BaseSettings, cls), {"model_config": _Environment.model_config}))
 
     @classmethod
     def variable(cls, field: str) -> str:
-        if field not in cls.model_fields:
-            raise KeyError(field)
-        return field.upper()
+        return _variable(cls, field)
 
     @classmethod
     def of(cls, connection) -> FamilySettings:
         """These settings as the app read them at start-up (`connection`: a request or a socket)."""
         return connection.app.state.family_settings[cls]
+
+
+def _read(environment: type[BaseSettings]):
+    """Settings read from the environment; a bad value exits naming each variable it was wrong in."""
+    try:
+        return environment()
+    except ValidationError as error:
+        raise SystemExit("\n".join(_named(item) for item in error.errors(include_url=False))) from None
+
+
+def _variable(settings: type[BaseModel], field: str) -> str:
+    if field not in settings.model_fields:
+        raise KeyError(field)
+    return field.upper()
 
 
 def _named(item: dict) -> str:
