@@ -8,25 +8,20 @@ import pytest
 pytest.importorskip("pipecat")
 
 from pipecat.frames.frames import (
-    InterruptionFrame, LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame,
+    InterruptionFrame, TTSAudioRawFrame,
     TTSStartedFrame, TTSStoppedFrame, TTSTextFrame,
 )
 from pipecat.observers.base_observer import BaseObserver, FramePushed
 from pipecat.pipeline.pipeline import Pipeline
 from pipecat.pipeline.worker import PipelineParams
-from pipecat.processors.frame_processor import FrameProcessor
 from pipecat.tests.utils import SleepFrame, run_test
+from pipecat_turns import BargeInAtFirstAudio, llm_turn
 
 from tts_client.integrations.pipecat import KokoroStreamingTTSService
 
 ANSWER = "こんにちは。今日はいい天気ですね。"
 LONG_ANSWER = "昔々、ある山の中に小さな村がありました。村の人々は毎朝早く起きて畑で働きました。夕方になると皆で集まって歌を歌いました。"
 
-
-def llm_turn(text: str) -> list:
-    """An LLM reply as Pipecat's LLM services stream it: a few characters per token."""
-    tokens = [LLMTextFrame(text[i:i + 3]) for i in range(0, len(text), 3)]
-    return [LLMFullResponseStartFrame(), *tokens, LLMFullResponseEndFrame()]
 
 
 def speaking(endpoint, **options) -> tuple[KokoroStreamingTTSService, list]:
@@ -84,21 +79,6 @@ def sleep_until(happened, settle_s: float = 2.0, limit_s: float = 120.0):
         yield SleepFrame(sleep=0.1)
         waited += 0.1
     yield SleepFrame(sleep=settle_s)
-
-
-class BargeInAtFirstAudio(FrameProcessor):
-    """The user speaks as soon as the bot starts: an interruption both ways at the first audio."""
-
-    def __init__(self):
-        super().__init__()
-        self.interrupted_context = None
-
-    async def process_frame(self, frame, direction):
-        await super().process_frame(frame, direction)
-        await self.push_frame(frame, direction)
-        if isinstance(frame, TTSAudioRawFrame) and self.interrupted_context is None:
-            self.interrupted_context = frame.context_id
-            await self.broadcast_interruption()
 
 
 class PushedBy(BaseObserver):

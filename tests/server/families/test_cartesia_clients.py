@@ -16,15 +16,13 @@ pytest.importorskip("cartesia")
 pytest.importorskip("livekit.plugins.cartesia")
 
 from cartesia import Cartesia
-from pipecat.frames.frames import InterruptionFrame, TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame, TTSTextFrame
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams
-from pipecat.services.cartesia.tts import CartesiaTTSService
-from pipecat.tests.utils import SleepFrame, run_test
-from server.families.test_elevenlabs_clients import LONG, TEXT, BargeInAtFirstAudio, llm_turn, near
+from pipecat.frames.frames import TTSTextFrame
+from pipecat.services.cartesia.tts import CartesiaHttpTTSService, CartesiaTTSService
+from pipecat_turns import (
+    LONG, RATE, STOP_FRAME_TIMEOUT_S, TEXT, audio_ms, heard_ms_with_a_barge_in, near, spoken_over_http, spoken_turn,
+)
 
 KATIE = "f786b574-daa5-4673-aa0c-cbe3e8534c02"  # LiveKit's default Cartesia voice
-RATE = 24000
 RAW = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": RATE}
 
 
@@ -37,56 +35,29 @@ def reference_ms(server, text: str) -> float:
 
 
 def pipecat_service(server) -> CartesiaTTSService:
-    # As for ElevenLabs: Pipecat ends a context silent for stop_frame_timeout_s (3 s), which a busy CPU may exceed.
     return CartesiaTTSService(api_key="unused", url=f"ws://127.0.0.1:{server.port}/tts/websocket", sample_rate=RATE,
-                              settings=CartesiaTTSService.Settings(voice=KATIE), stop_frame_timeout_s=20)
+                              settings=CartesiaTTSService.Settings(voice=KATIE), stop_frame_timeout_s=STOP_FRAME_TIMEOUT_S)
 
 
 async def test_pipecats_cartesia_service_speaks_a_turn_with_its_words_in_order(speech_server):
-    down, _ = await run_test(pipecat_service(speech_server), frames_to_send=llm_turn(TEXT),
-                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    spoken = [f for f in down if isinstance(f, TTSStartedFrame | TTSAudioRawFrame | TTSTextFrame | TTSStoppedFrame)]
-    assert isinstance(spoken[0], TTSStartedFrame) and isinstance(spoken[-1], TTSStoppedFrame)
-    audio = b"".join(f.audio for f in spoken if isinstance(f, TTSAudioRawFrame))
-    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    spoken = await spoken_turn(pipecat_service(speech_server), TEXT)
+    assert near(audio_ms(spoken), reference_ms(speech_server, TEXT))
     words = [f for f in spoken if isinstance(f, TTSTextFrame)]
     assert [w.text for w in words] == TEXT.split()
     assert [w.pts for w in words] == sorted(w.pts for w in words)
 
 
 async def test_pipecats_cartesia_http_service_speaks(speech_server):
-    import aiohttp
-    from pipecat.frames.frames import TTSSpeakFrame
-    from pipecat.services.cartesia.tts import CartesiaHttpTTSService
-
-    async with aiohttp.ClientSession() as session:
-        tts = CartesiaHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
-                                     sample_rate=RATE, settings=CartesiaHttpTTSService.Settings(voice=KATIE),
-                                     stop_frame_timeout_s=20)
-        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
-                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
-    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
-
-
-def until_interrupted(barge_in: BargeInAtFirstAudio, frames: list):
-    """The frames, then nothing until the barge-in and a second after it, as in a live call: Pipecat's
-    Cartesia service queues an EndFrame behind the turn's audio, where the interruption would drop it."""
-    yield from frames
-    while barge_in.interrupted_context is None:
-        yield SleepFrame(sleep=0.2)
-    yield SleepFrame(sleep=1.0)
+    down = await spoken_over_http(CartesiaHttpTTSService, speech_server, KATIE, TEXT)
+    assert near(audio_ms(down), reference_ms(speech_server, TEXT))
 
 
 async def test_a_barge_in_stops_the_turns_audio(speech_server):
-    barge_in = BargeInAtFirstAudio()
-    down, _ = await run_test(Pipeline([pipecat_service(speech_server), barge_in]),
-                             frames_to_send=until_interrupted(barge_in, llm_turn(LONG)),
-                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    assert any(isinstance(f, InterruptionFrame) for f in down)
-    heard = sum(len(f.audio) for f in down if isinstance(f, TTSAudioRawFrame))
+    # Pipecat's Cartesia service queues an EndFrame behind the turn's audio, where the interruption
+    # would drop it: the input stays open until the barge-in, as in a live call.
+    heard = await heard_ms_with_a_barge_in(pipecat_service(speech_server), LONG, hold=True)
     # Its first sentence at most, never the turn: Pipecat's cancel stops the context on the server.
-    assert 0 < heard / 2 / RATE * 1000 < 0.6 * reference_ms(speech_server, LONG)
+    assert 0 < heard < 0.6 * reference_ms(speech_server, LONG)
 
 
 async def test_livekits_cartesia_tts_streams_with_aligned_transcripts(speech_server):
@@ -169,7 +140,7 @@ def generation(transcript: str, context_id: str, **extra) -> dict:
             "output_format": RAW, "context_id": context_id} | extra
 
 
-def audio_ms(replies: list[dict], context_id: str) -> float:
+def context_audio_ms(replies: list[dict], context_id: str) -> float:
     data = b"".join(base64.b64decode(r["data"]) for r in replies if r["type"] == "chunk" and r["context_id"] == context_id)
     return len(data) / 2 / RATE * 1000
 
@@ -185,15 +156,15 @@ async def test_cancel_stops_a_context_and_the_socket_speaks_the_next(speech_serv
             replies.append(json.loads(await asyncio.wait_for(ws.recv(), 120)))
     assert first["type"] == "chunk" and first["context_id"] == "long"
     assert not any(r["type"] in ("done", "error") for r in replies if r["context_id"] == "long")
-    assert audio_ms(replies, "long") < 0.6 * reference_ms(speech_server, LONG)
-    assert near(audio_ms(replies, "next"), reference_ms(speech_server, "Okay."))
+    assert context_audio_ms(replies, "long") < 0.6 * reference_ms(speech_server, LONG)
+    assert near(context_audio_ms(replies, "next"), reference_ms(speech_server, "Okay."))
 
 
 async def test_behind_sagemaker_its_first_request_chooses_it_on_the_shared_socket(speech_server):
     replies = await exchange(speech_server.ws_url, [generation("Hello there.", "c1", language="en")],
                              lambda r: r and r[-1]["type"] in ("done", "error"))
     assert replies[-1]["type"] == "done" and {r["context_id"] for r in replies} == {"c1"}
-    assert near(audio_ms(replies, "c1"), reference_ms(speech_server, "Hello there."))
+    assert near(context_audio_ms(replies, "c1"), reference_ms(speech_server, "Hello there."))
 
 
 def test_the_invocations_form_answers_bytes_and_events(speech_server):

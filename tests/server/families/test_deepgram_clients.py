@@ -15,18 +15,13 @@ pytest.importorskip("pipecat")
 pytest.importorskip("deepgram")
 pytest.importorskip("livekit.plugins.deepgram")
 
-from pipecat.frames.frames import TTSAudioRawFrame, TTSStartedFrame, TTSStoppedFrame
-from pipecat.pipeline.worker import PipelineParams
-from pipecat.services.deepgram.tts import DeepgramTTSService
-from pipecat.tests.utils import run_test
-from server.families.test_elevenlabs_clients import (
-    heard_ms_with_a_barge_in, livekit_stream, llm_turn, near,
+from pipecat.services.deepgram.tts import DeepgramHttpTTSService, DeepgramTTSService
+from pipecat_turns import (
+    LONG, RATE, STOP_FRAME_TIMEOUT_S, TEXT, audio_ms, heard_ms_with_a_barge_in, near, spoken_over_http, spoken_turn,
 )
+from server.families.test_elevenlabs_clients import livekit_stream
 
 MODEL = "aura-2-thalia-en"
-TEXT = "Hello there. How are you today?"
-LONG = "Once upon a time there was a small village. Every morning the people went out to work. At night they sang."
-RATE = 24000
 
 
 def reference_ms(server, text: str, rate: int = RATE) -> float:
@@ -40,35 +35,18 @@ def reference_ms(server, text: str, rate: int = RATE) -> float:
 
 
 def pipecat_service(server) -> DeepgramTTSService:
-    # Pipecat ends a context that stays silent for stop_frame_timeout_s (3 s): the embedded engine's
-    # first audio on a busy CPU may take longer (as for ElevenLabs' service).
     return DeepgramTTSService(api_key="unused", base_url=f"ws://127.0.0.1:{server.port}", sample_rate=RATE,
-                              settings=DeepgramTTSService.Settings(voice=MODEL), stop_frame_timeout_s=20)
+                              settings=DeepgramTTSService.Settings(voice=MODEL), stop_frame_timeout_s=STOP_FRAME_TIMEOUT_S)
 
 
 async def test_pipecats_deepgram_service_speaks_a_turn_in_order(speech_server):
-    down, _ = await run_test(pipecat_service(speech_server), frames_to_send=llm_turn(TEXT),
-                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    spoken = [f for f in down if isinstance(f, TTSStartedFrame | TTSAudioRawFrame | TTSStoppedFrame)]
-    assert isinstance(spoken[0], TTSStartedFrame) and isinstance(spoken[-1], TTSStoppedFrame)
-    assert sum(isinstance(f, TTSStoppedFrame) for f in spoken) == 1, "one Flushed ends the turn once"
-    audio = b"".join(f.audio for f in spoken if isinstance(f, TTSAudioRawFrame))
-    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    spoken = await spoken_turn(pipecat_service(speech_server), TEXT)  # one Flushed ends the turn once
+    assert near(audio_ms(spoken), reference_ms(speech_server, TEXT))
 
 
 async def test_pipecats_deepgram_http_service_speaks(speech_server):
-    import aiohttp
-    from pipecat.frames.frames import TTSSpeakFrame
-    from pipecat.services.deepgram.tts import DeepgramHttpTTSService
-
-    async with aiohttp.ClientSession() as session:
-        tts = DeepgramHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
-                                     sample_rate=RATE, settings=DeepgramHttpTTSService.Settings(voice=MODEL),
-                                     stop_frame_timeout_s=20)
-        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
-                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
-    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    down = await spoken_over_http(DeepgramHttpTTSService, speech_server, MODEL, TEXT)
+    assert near(audio_ms(down), reference_ms(speech_server, TEXT))
 
 
 async def test_a_barge_in_stops_the_turns_audio(speech_server):

@@ -19,20 +19,13 @@ pytest.importorskip("pipecat")
 pytest.importorskip("elevenlabs")
 pytest.importorskip("livekit.plugins.elevenlabs")
 
-from pipecat.frames.frames import (
-    InterruptionFrame, LLMFullResponseEndFrame, LLMFullResponseStartFrame, LLMTextFrame, TTSAudioRawFrame,
-    TTSStartedFrame, TTSStoppedFrame, TTSTextFrame,
+from pipecat.frames.frames import TTSTextFrame
+from pipecat.services.elevenlabs.tts import ElevenLabsHttpTTSService, ElevenLabsTTSService
+from pipecat_turns import (
+    LONG, RATE, STOP_FRAME_TIMEOUT_S, TEXT, audio_ms, heard_ms_with_a_barge_in, near, spoken_over_http, spoken_turn,
 )
-from pipecat.pipeline.pipeline import Pipeline
-from pipecat.pipeline.worker import PipelineParams
-from pipecat.processors.frame_processor import FrameProcessor
-from pipecat.services.elevenlabs.tts import ElevenLabsTTSService
-from pipecat.tests.utils import run_test
 
 RACHEL = "21m00Tcm4TlvDq8ikWAM"  # ElevenLabs' premade voice id, as their examples send it
-TEXT = "Hello there. How are you today?"
-LONG = "Once upon a time there was a small village. Every morning the people went out to work. At night they sang."
-RATE = 24000
 
 
 @pytest_asyncio.fixture(scope="module")
@@ -69,73 +62,24 @@ def reference_ms(server, text: str) -> float:
     return len(reply.content) / 2 / RATE * 1000
 
 
-def near(measured_ms: float, expected_ms: float) -> bool:
-    """Sentences spoken as separate responses keep their pauses; a frame's rounding at most."""
-    return abs(measured_ms - expected_ms) <= max(150, 0.05 * expected_ms)
-
-
-def llm_turn(text: str) -> list:
-    """An LLM reply as Pipecat's LLM services stream it: a few characters per token."""
-    tokens = [LLMTextFrame(text[i:i + 4]) for i in range(0, len(text), 4)]
-    return [LLMFullResponseStartFrame(), *tokens, LLMFullResponseEndFrame()]
-
-
 def pipecat_service(server) -> ElevenLabsTTSService:
-    # Pipecat ends a context that stays silent for stop_frame_timeout_s (3 s): the embedded engine's
-    # first audio on a busy CPU may take longer (README, "Compatibility").
     return ElevenLabsTTSService(api_key="unused", url=f"ws://127.0.0.1:{server.port}", sample_rate=RATE,
-                                settings=ElevenLabsTTSService.Settings(voice=RACHEL), stop_frame_timeout_s=20)
+                                settings=ElevenLabsTTSService.Settings(voice=RACHEL),
+                                stop_frame_timeout_s=STOP_FRAME_TIMEOUT_S)
 
 
 async def test_pipecats_elevenlabs_service_speaks_a_turn_with_its_words_in_order(speech_server):
-    down, _ = await run_test(pipecat_service(speech_server), frames_to_send=llm_turn(TEXT),
-                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    spoken = [f for f in down if isinstance(f, TTSStartedFrame | TTSAudioRawFrame | TTSTextFrame | TTSStoppedFrame)]
-    assert isinstance(spoken[0], TTSStartedFrame) and isinstance(spoken[-1], TTSStoppedFrame)
-    audio = b"".join(f.audio for f in spoken if isinstance(f, TTSAudioRawFrame))
-    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    spoken = await spoken_turn(pipecat_service(speech_server), TEXT)
+    assert near(audio_ms(spoken), reference_ms(speech_server, TEXT))
     words = [f for f in spoken if isinstance(f, TTSTextFrame)]
     assert [w.text for w in words] == TEXT.split()
     assert [w.pts for w in words] == sorted(w.pts for w in words)
 
 
 async def test_pipecats_elevenlabs_http_service_speaks_with_word_frames(speech_server):
-    import aiohttp
-    from pipecat.frames.frames import TTSSpeakFrame
-    from pipecat.services.elevenlabs.tts import ElevenLabsHttpTTSService
-
-    async with aiohttp.ClientSession() as session:
-        tts = ElevenLabsHttpTTSService(api_key="unused", base_url=speech_server.http_url, aiohttp_session=session,
-                                       sample_rate=RATE, settings=ElevenLabsHttpTTSService.Settings(voice=RACHEL),
-                                       stop_frame_timeout_s=20)  # as for the socket service above
-        down, _ = await run_test(tts, frames_to_send=[TTSSpeakFrame(TEXT)],
-                                 pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    audio = b"".join(f.audio for f in down if isinstance(f, TTSAudioRawFrame))
-    assert near(len(audio) / 2 / RATE * 1000, reference_ms(speech_server, TEXT))
+    down = await spoken_over_http(ElevenLabsHttpTTSService, speech_server, RACHEL, TEXT)
+    assert near(audio_ms(down), reference_ms(speech_server, TEXT))
     assert [f.text for f in down if isinstance(f, TTSTextFrame)] == TEXT.split()
-
-
-class BargeInAtFirstAudio(FrameProcessor):
-    """The user speaks as soon as the bot does: an interruption at the turn's first audio."""
-
-    def __init__(self):
-        super().__init__()
-        self.interrupted_context = None
-
-    async def process_frame(self, frame, direction):
-        await super().process_frame(frame, direction)
-        await self.push_frame(frame, direction)
-        if isinstance(frame, TTSAudioRawFrame) and self.interrupted_context is None:
-            self.interrupted_context = frame.context_id
-            await self.broadcast_interruption()
-
-
-async def heard_ms_with_a_barge_in(service, text: str) -> float:
-    """A turn of `text` through `service`, the user cutting in at its first audio: how much was heard."""
-    down, _ = await run_test(Pipeline([service, BargeInAtFirstAudio()]), frames_to_send=llm_turn(text),
-                             pipeline_params=PipelineParams(audio_out_sample_rate=RATE))
-    assert any(isinstance(f, InterruptionFrame) for f in down)
-    return sum(len(f.audio) for f in down if isinstance(f, TTSAudioRawFrame)) / 2 / RATE * 1000
 
 
 async def test_a_barge_in_stops_the_turns_audio(speech_server):
