@@ -48,6 +48,12 @@ async def spoken_turn(service, text: str) -> list:
     return spoken
 
 
+def words_in_order(frames: list, text: str) -> bool:
+    """The turn's word frames are its words, in order, with their times in order."""
+    words = [f for f in frames if isinstance(f, TTSTextFrame)]
+    return [w.text for w in words] == text.split() and [w.pts for w in words] == sorted(w.pts for w in words)
+
+
 async def spoken_over_http(service_class, server, voice: str, text: str) -> list:
     """A TTSSpeakFrame through a vendor's HTTP service (`base_url` the server): what it pushed."""
     import aiohttp

@@ -16,10 +16,10 @@ pytest.importorskip("cartesia")
 pytest.importorskip("livekit.plugins.cartesia")
 
 from cartesia import Cartesia
-from pipecat.frames.frames import TTSTextFrame
 from pipecat.services.cartesia.tts import CartesiaHttpTTSService, CartesiaTTSService
 from pipecat_turns import (
     LONG, RATE, STOP_FRAME_TIMEOUT_S, TEXT, audio_ms, heard_ms_with_a_barge_in, near, spoken_over_http, spoken_turn,
+    words_in_order,
 )
 
 KATIE = "f786b574-daa5-4673-aa0c-cbe3e8534c02"  # LiveKit's default Cartesia voice
@@ -42,9 +42,7 @@ def pipecat_service(server) -> CartesiaTTSService:
 async def test_pipecats_cartesia_service_speaks_a_turn_with_its_words_in_order(speech_server):
     spoken = await spoken_turn(pipecat_service(speech_server), TEXT)
     assert near(audio_ms(spoken), reference_ms(speech_server, TEXT))
-    words = [f for f in spoken if isinstance(f, TTSTextFrame)]
-    assert [w.text for w in words] == TEXT.split()
-    assert [w.pts for w in words] == sorted(w.pts for w in words)
+    assert words_in_order(spoken, TEXT)
 
 
 async def test_pipecats_cartesia_http_service_speaks(speech_server):

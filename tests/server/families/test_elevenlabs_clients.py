@@ -23,6 +23,7 @@ from pipecat.frames.frames import TTSTextFrame
 from pipecat.services.elevenlabs.tts import ElevenLabsHttpTTSService, ElevenLabsTTSService
 from pipecat_turns import (
     LONG, RATE, STOP_FRAME_TIMEOUT_S, TEXT, audio_ms, heard_ms_with_a_barge_in, near, spoken_over_http, spoken_turn,
+    words_in_order,
 )
 
 RACHEL = "21m00Tcm4TlvDq8ikWAM"  # ElevenLabs' premade voice id, as their examples send it
@@ -71,9 +72,7 @@ def pipecat_service(server) -> ElevenLabsTTSService:
 async def test_pipecats_elevenlabs_service_speaks_a_turn_with_its_words_in_order(speech_server):
     spoken = await spoken_turn(pipecat_service(speech_server), TEXT)
     assert near(audio_ms(spoken), reference_ms(speech_server, TEXT))
-    words = [f for f in spoken if isinstance(f, TTSTextFrame)]
-    assert [w.text for w in words] == TEXT.split()
-    assert [w.pts for w in words] == sorted(w.pts for w in words)
+    assert words_in_order(spoken, TEXT)
 
 
 async def test_pipecats_elevenlabs_http_service_speaks_with_word_frames(speech_server):
