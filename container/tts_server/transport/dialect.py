@@ -14,6 +14,7 @@ from ..engine.voice_policy import NO_NAMES, VoiceNames
 from ..session.engine import SessionEngine
 from ..session.events import SessionEvent
 from ..session.options import SessionOptions
+from ..session.request import ResponseRequest
 from ..settings import FamilySettings, Settings
 from ..wire.errors import ProtocolError
 from ..wire.sink import Sink
@@ -83,6 +84,22 @@ class Dialect:
 
     async def _on_session_event(self, event: SessionEvent) -> None:
         raise NotImplementedError
+
+    async def _submit_owned(self, request: ResponseRequest, outstanding: list[str], owners: dict | None = None,
+                            owner: object = None) -> None:
+        """Submit `request` recorded first, as its events may arrive before submit returns: its id
+        last in `outstanding` and, with `owners`, `owner` under its id; a refusal takes the record
+        back and is raised."""
+        outstanding.append(request.response_id)
+        if owners is not None:
+            owners[request.response_id] = owner
+        try:
+            await self._engine.submit(request)
+        except ProtocolError:
+            outstanding.remove(request.response_id)
+            if owners is not None:
+                del owners[request.response_id]
+            raise
 
     async def report(self, error: ProtocolError) -> None:
         """Tell the client about a bad frame or request; the session goes on."""

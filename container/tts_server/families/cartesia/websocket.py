@@ -128,14 +128,8 @@ class CartesiaDialect(Dialect):
         if text is None:
             return
         request = context.options.request(text, speed=context.speed, with_timestamps=context.timestamps)
-        self._owners[request.response_id] = Owned(context, WordTimes(request.text), context.flushes + 1)
-        context.outstanding.append(request.response_id)
-        try:
-            await self._engine.submit(request)
-        except ProtocolError:
-            context.outstanding.remove(request.response_id)
-            del self._owners[request.response_id]
-            raise
+        await self._submit_owned(request, context.outstanding, self._owners,
+                                 Owned(context, WordTimes(request.text), context.flushes + 1))
 
     async def _mark_flush(self, context: Context) -> None:
         context.flushes += 1

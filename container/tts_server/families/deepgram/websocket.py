@@ -143,13 +143,7 @@ class DeepgramDialect(Dialect):
     async def _submit(self, text: str | None) -> None:
         if text is None:
             return
-        request = self._options.request(text)
-        self._owned.append(request.response_id)
-        try:
-            await self._engine.submit(request)
-        except ProtocolError:
-            self._owned.remove(request.response_id)
-            raise
+        await self._submit_owned(self._options.request(text), self._owned)
 
     async def _answer_flushes(self) -> None:
         while self._flushes and not self._flushes[0].waiting_for:

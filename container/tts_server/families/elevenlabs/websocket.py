@@ -166,14 +166,7 @@ class ElevenLabsDialect(Dialect):
         if text is None:
             return
         request = self._options.request(text, speed=context.speed, with_timestamps=True)
-        self._owners[request.response_id] = context, CharTimes(request.text)
-        context.outstanding.append(request.response_id)
-        try:
-            await self._engine.submit(request)
-        except ProtocolError:
-            context.outstanding.remove(request.response_id)
-            del self._owners[request.response_id]
-            raise
+        await self._submit_owned(request, context.outstanding, self._owners, (context, CharTimes(request.text)))
 
     async def _cancel(self, response_id: str) -> None:
         try:
