@@ -22,7 +22,6 @@ could not be reached at all.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from pathlib import Path
@@ -32,10 +31,12 @@ sys.path[:0] = [str(REPO), str(REPO / "scripts")]  # tts_client from the checkou
 
 from tts_client.validation.load import Budget, Plan, run_level  # noqa: E402
 from tts_client.validation.load_report import document, table, write_json, write_junit  # noqa: E402
-from tts_client.validation.target import add_target_arguments, check_target_arguments, reach  # noqa: E402
+from tts_client.validation.target import (  # noqa: E402
+    EXIT_UNREACHABLE, add_target_arguments, check_target_arguments, reach, run_against_target,
+)
 from tts_client.validation.texts import TWO_SENTENCES  # noqa: E402
 
-EXIT_PASSED, EXIT_MISSED, EXIT_UNREACHABLE = 0, 1, 2
+EXIT_PASSED, EXIT_MISSED = 0, 1
 
 
 def levels(value: str) -> tuple[int, ...]:
@@ -112,11 +113,7 @@ async def load(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    try:
-        return asyncio.run(load(args))
-    except ValueError as error:  # a malformed argument found while building the target
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_UNREACHABLE
+    return run_against_target(load(args))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ Progress goes to stderr when it is a terminal (--no-progress turns it off). Exit
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from pathlib import Path
@@ -31,13 +30,13 @@ from tts_client.validation.report import table, write_json, write_junit
 from tts_client.validation.runner import (
     FAIL, Check, CheckResult, Context, run_checks, select, skip_reasons)
 from tts_client.validation.target import (
-    add_target_arguments, check_target_arguments, reach)
+    EXIT_UNREACHABLE, add_target_arguments, check_target_arguments, reach, run_against_target)
 
 # overload.shed last: its burst must not share the server with another check's work.
 # server.runs_on first: on the wrong device nothing else is worth waiting for.
 ALL_CHECKS = [*server_checks.CHECKS, *session_checks.CHECKS, *input_end_checks.CHECKS, *error_checks.CHECKS, *audio_checks.CHECKS,
               *http_checks.CHECKS, *overload_checks.CHECKS]
-EXIT_PASSED, EXIT_FAILED, EXIT_UNREACHABLE = 0, 1, 2
+EXIT_PASSED, EXIT_FAILED = 0, 1
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -122,11 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         for check in ALL_CHECKS:
             print(f"{check.name:<30} {check.description}")
         return EXIT_PASSED
-    try:
-        return asyncio.run(validate(args))
-    except ValueError as error:  # a malformed argument found while building the target
-        print(f"error: {error}", file=sys.stderr)
-        return EXIT_UNREACHABLE
+    return run_against_target(validate(args))
 
 
 if __name__ == "__main__":

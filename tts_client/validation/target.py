@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -10,6 +12,8 @@ from urllib.parse import urlsplit
 from ..http import DirectHTTP, SageMakerHTTP
 from ..session import Session
 from ..transports.sagemaker import Credentials
+
+EXIT_UNREACHABLE = 2  # both validators' exit status for a target not reached or malformed
 
 
 @dataclass
@@ -103,3 +107,13 @@ async def reach(args, session_name: str, timeout: float) -> tuple[Target | None,
         return target, f"{type(error).__name__}: {error}"
     await session.abort()
     return target, None
+
+
+def run_against_target(main: Coroutine[Any, Any, int]) -> int:
+    """A validator's main coroutine to its exit status; a malformed target argument, found only
+    while the target is built, is said on stderr and exits EXIT_UNREACHABLE."""
+    try:
+        return asyncio.run(main)
+    except ValueError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
