@@ -41,8 +41,12 @@ $(VENV)/.installed: $(REQUIREMENTS)
 run: setup
 	HOST=$(HOST) PORT=$(PORT) $(PY) container/serve
 
+# The suite runs in a pytest-xdist worker per core, four at most (each worker starts its own
+# servers), a test file per worker at a time (its module fixtures start once); each engine
+# gets its share of the cores (tests/cores.py). TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 test: setup
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 # Both engines: the embedded ONNX export and PyTorch on the CPU from the converted weights.
 bench: setup model-dir

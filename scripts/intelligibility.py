@@ -58,8 +58,9 @@ def cer(reference: str, hypothesis: str, language: str) -> float:
     return float(out.split("CER:")[1].split()[0])
 
 
-def score(engine: str, model_dir: str | None, languages: list[str], formats: list[str]) -> list[dict]:
-    synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
+def score(engine: str, model_dir: str | None, languages: list[str], formats: list[str],
+          threads: int | None = None) -> list[dict]:
+    synthesizer = build_synthesizer(engine, "cpu", model_dir, threads=threads, languages=languages)
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for language in languages:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
 import torch
+from cores import ENGINE_THREADS
 from converted_model import convert_model_dir
 
 from stacks.model_cache.pinned_files import local_files
@@ -43,7 +46,7 @@ def kmodel(converted_model_dir):
 
 @pytest.fixture(scope="module")
 def onnx_backend():
-    return OnnxBackend(threads=2)
+    return OnnxBackend(threads=ENGINE_THREADS)
 
 
 def test_kmodel_loads_every_part_with_strict_key_matching(converted_model_dir, kmodel):
@@ -83,21 +86,23 @@ def test_sha256sums_is_the_manifest_the_model_cache_stack_writes(converted_model
     assert {f["Path"] for f in files} == {"config.json", "kokoro-v1_0.pth", *(f"voices/{v}.pt" for v in VOICES)}
 
 
-def test_a_rerun_rewrites_only_what_changed_and_then_nothing(converted_model_dir):
-    def mtimes():
-        return {p: p.stat().st_mtime_ns for p in converted_model_dir.rglob("*") if p.is_file()}
+def test_a_rerun_rewrites_only_what_changed_and_then_nothing(converted_model_dir, tmp_path):
+    converted = Path(shutil.copytree(converted_model_dir, tmp_path / "model-dir"))  # the run's own is read only
 
-    voice = converted_model_dir / "voices" / "jm_kumo.pt"
+    def mtimes():
+        return {p: p.stat().st_mtime_ns for p in converted.rglob("*") if p.is_file()}
+
+    voice = converted / "voices" / "jm_kumo.pt"
     data = bytearray(voice.read_bytes())
     data[len(data) // 2] ^= 0xFF  # one byte damaged: its digest no longer matches
     voice.write_bytes(bytes(data))
     before = mtimes()
-    repaired = convert_model_dir(converted_model_dir)
+    repaired = convert_model_dir(converted)
     assert "wrote 1 of 8 files" in repaired.stdout and "voices/jm_kumo.pt" in repaired.stdout
     after = mtimes()
     assert [p for p in before if before[p] != after[p]] == [voice]
 
-    again = convert_model_dir(converted_model_dir)
+    again = convert_model_dir(converted)
     assert "up to date: 8 files, nothing rewritten" in again.stdout
     assert mtimes() == after
 

@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from cores import ENGINE_THREADS
 
 from tts_server.engine.batched_forward import forward_batch, predict, render
 from tts_server.engine.model_dir import ModelDir
@@ -26,7 +27,7 @@ class _Captured(Exception):
 
 @pytest.fixture(scope="module")
 def backend(model_dir):
-    return TorchBackend(ModelDir(Path(model_dir)), device="cpu")
+    return TorchBackend(ModelDir(Path(model_dir)), device="cpu", threads=ENGINE_THREADS)
 
 
 def _items(backend, specs):

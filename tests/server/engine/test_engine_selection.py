@@ -8,6 +8,7 @@ import urllib.request
 
 import pytest
 import torch
+from cores import ENGINE_THREADS
 from running_server import start_server, stop_server
 
 from tts_server.engine.factory import build_backend, choose_engine
@@ -72,7 +73,7 @@ def test_the_torch_engine_loads_with_the_network_blocked(model_dir, monkeypatch)
 
     monkeypatch.setattr(socket.socket, "connect", refuse)
     monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    backend = build_backend("torch", "cpu", str(model_dir), threads=2)
+    backend = build_backend("torch", "cpu", str(model_dir), threads=ENGINE_THREADS)
     assert backend.device == "cpu" and "jf_alpha" in backend.voices
     assert backend.voices["jf_alpha"].shape == (510, 256)
 

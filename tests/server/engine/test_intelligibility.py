@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cores import ENGINE_THREADS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "scripts"))
 import intelligibility
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.mark.timeout(1200)
 def test_japanese_cer_of_the_torch_engine_is_within_five_points_of_onnx(model_dir):
-    onnx = intelligibility.score("onnx", None, ["ja"], ["wav"])[0]["cer"]
-    torch = intelligibility.score("torch", str(model_dir), ["ja"], ["wav"])[0]["cer"]
+    onnx = intelligibility.score("onnx", None, ["ja"], ["wav"], threads=ENGINE_THREADS)[0]["cer"]
+    torch = intelligibility.score("torch", str(model_dir), ["ja"], ["wav"], threads=ENGINE_THREADS)[0]["cer"]
     assert onnx < 0.25, f"the reference engine itself should be intelligible (CER {onnx:.3f})"
     assert torch <= onnx + 0.05, f"torch CER {torch:.3f} against onnx {onnx:.3f}"

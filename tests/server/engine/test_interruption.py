@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cores import ENGINE_THREADS
 
 from tts_server.engine.backend import Interrupted, RunControl
 from tts_server.engine.model_dir import ModelDir
@@ -44,12 +45,12 @@ def short_request(backend):
 
 @pytest.fixture(scope="module")
 def onnx_backend():
-    return OnnxBackend(threads=2)
+    return OnnxBackend(threads=ENGINE_THREADS)
 
 
 @pytest.fixture(scope="module")
 def torch_backend(model_dir):
-    return TorchBackend(ModelDir(Path(model_dir)), device="cpu")
+    return TorchBackend(ModelDir(Path(model_dir)), device="cpu", threads=ENGINE_THREADS)
 
 
 def test_the_onnx_engine_stops_a_running_inference_and_then_serves_normally(onnx_backend):

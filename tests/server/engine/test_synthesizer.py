@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from cores import ENGINE_THREADS
 
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT
 from tts_server.engine.factory import build_synthesizer
@@ -9,7 +10,7 @@ from tts_server.engine.factory import build_synthesizer
 
 @pytest.fixture(scope="module")
 def synthesizer():
-    return build_synthesizer("onnx", "cpu", None, threads=2)
+    return build_synthesizer("onnx", "cpu", None, threads=ENGINE_THREADS)
 
 
 def test_backend_durations_account_for_every_sample(synthesizer):

@@ -5,6 +5,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from cores import ENGINE_THREADS
 
 from tts_server.engine.model_dir import ModelDir
 from tts_server.engine.torch_backend import REPO_ID, TorchBackend
@@ -13,7 +14,7 @@ from tts_server.engine.torch_backend import REPO_ID, TorchBackend
 def test_weight_norm_is_folded_at_load_and_the_audio_is_kokoros_bit_for_bit(model_dir):
     from kokoro import KModel
 
-    backend = TorchBackend(ModelDir(Path(model_dir)), device="cpu")
+    backend = TorchBackend(ModelDir(Path(model_dir)), device="cpu", threads=ENGINE_THREADS)
     assert not [name for name, module in backend.model.named_modules()
                 if hasattr(module, "weight_g") or torch.nn.utils.parametrize.is_parametrized(module)]
     config = json.loads((Path(model_dir) / "config.json").read_text())

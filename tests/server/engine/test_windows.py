@@ -10,6 +10,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from cores import ENGINE_THREADS
 
 from tts_server.engine import windows
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
@@ -145,7 +146,7 @@ def test_the_join_checks_catch_a_splicer_that_drops_repeats_or_clicks(broken, fa
 
 @pytest.fixture(scope="module")
 def synthesizer():
-    return build_synthesizer("onnx", "cpu", threads=2, languages=["ja"])
+    return build_synthesizer("onnx", "cpu", threads=ENGINE_THREADS, languages=["ja"])
 
 
 @pytest.fixture(scope="module", params=["onnx", "torch"])
@@ -160,7 +161,7 @@ def decoded(request, synthesizer):
         from tts_server.engine.model_dir import ModelDir
         from tts_server.engine.torch_backend import TorchBackend
 
-        backend = TorchBackend(ModelDir(Path(request.getfixturevalue("model_dir"))), device="cpu", threads=2)
+        backend = TorchBackend(ModelDir(Path(request.getfixturevalue("model_dir"))), device="cpu", threads=ENGINE_THREADS)
     front = backend.front(job.ids, job.style, job.speed)
     found = plan(front.durations, 0.29, front.energy)
     assert len(found) >= 2
