@@ -6,4 +6,6 @@ start, gets its share of the cores (INFERENCE_THREADS for the servers, set in co
 import os
 
 WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-ENGINE_THREADS = max(1, len(os.sched_getaffinity(0)) // WORKERS)
+# The cores this run may use (no affinity call on macOS: all of them)
+CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+ENGINE_THREADS = max(1, CORES // WORKERS)

@@ -16,8 +16,8 @@ import numpy as np
 
 # torch's OpenMP (libgomp) reads these when torch loads. By default a thread that waits between
 # two operations soon sleeps, and a window's hundreds of small convolutions each pay its wake-up:
-# here it spins for up to 3M rounds (a few ms) first, then sleeps as before, so an idle server
-# takes no CPU (measured on 2 cores: 0.01 CPU-s in 5 idle s; ACTIVE alone spins a core for good).
+# here it spins for up to 3M rounds first, then sleeps as before, so an idle server still takes
+# no CPU (measured on 2 cores: 0.01 CPU-s in 5 idle s; ACTIVE alone spins a core for good).
 # The first window's decode measured 209 -> 168 ms, the front part 84 -> 57 ms (docs/performance.md).
 os.environ.setdefault("OMP_WAIT_POLICY", "ACTIVE")
 os.environ.setdefault("GOMP_SPINCOUNT", "3000000")
