@@ -135,13 +135,14 @@ class PieceAssembler:
         sentence.scanned = available
         finished = available >= sentence.end
         if sentence.cut_from is None:
-            if sentence.audible is None and not finished:
-                return False
+            heard = 10 ** (self.pauses.heard_db / 20)
+            if not finished and (sentence.audible is None or not (np.abs(audio[sentence.audible[0]:available]) >= heard).any()):
+                return False  # where the cut goes is known once a sample is heard (Pauses.cut)
             if sentence.audible is None:  # silence only: nothing of it is heard
                 sentence.cut_from = sentence.end
             else:
-                lead = sentence.audible[0] - self.pauses.lead_ms * ms
-                sentence.cut_from = max(sentence.begin, lead // unit * unit)
+                cut = self.pauses.cut(audio[sentence.begin:available], sentence.audible[0] - sentence.begin)
+                sentence.cut_from = sentence.begin + cut
             sentence.out_at = self._out
         emitted = sentence.cut_from + self._out - sentence.out_at
         if finished:

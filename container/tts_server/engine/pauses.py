@@ -3,7 +3,8 @@
 Kokoro pads every inference with silence (~290 ms before, ~770 ms after), so sentences
 synthesized one by one would be a second apart and the first sound would come ~0.3 s after
 the first byte. Each inference's audio is cut to `lead_ms` (+ up to one 25 ms frame) before
-its first audible sample and `trail_ms` (+ up to a frame) after its last, and the gap after a piece is chosen by how its text ends: a clause
+its first audible sample (`onset_ms` before its first heard one at most) and `trail_ms` (+ up
+to a frame) after its last, and the gap after a piece is chosen by how its text ends: a clause
 mark, a sentence end, or a paragraph break (a newline follows). Gaps are measured between
 audible samples, so a gap of 300 ms appends 300 - lead - trail ms of zeros.
 """
@@ -29,6 +30,11 @@ class Pauses:
     lead_ms: int = 10  # kept before the first audible sample (soft onsets)
     trail_ms: int = 40  # kept after the last one (decays)
     audible_db: float = -42.0  # dBFS: what counts as sound when trimming
+    # SPEC §6: a response's first sample above -40 dBFS lies within 50 ms of its first byte.
+    # A soft onset can stay between audible_db and that for longer (measured: 50.4 ms after the
+    # cut), so the cut also comes no earlier than onset_ms before the first sample above heard_db.
+    heard_db: float = -40.0
+    onset_ms: int = 45
 
     def gap_after(self, text: str, end: int) -> int:
         """The silence that follows text[:end] when it is spoken, in ms (audible to audible)."""
@@ -54,6 +60,16 @@ class Pauses:
         if audible.size == 0:
             return 0, 0
         unit, ms = SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
-        start = max(0, (int(audible[0]) - self.lead_ms * ms) // unit) * unit
+        start = self.cut(audio, int(audible[0]))
         end = min(len(audio), -(-(int(audible[-1]) + 1 + self.trail_ms * ms) // unit) * unit)
         return start, end
+
+    def cut(self, audio: np.ndarray, first_audible: int) -> int:
+        """Where the kept audio starts (on the frame grid): lead_ms before the first audible sample,
+        and no earlier than onset_ms before the first heard one (both in `audio`, which holds it)."""
+        unit, ms = SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
+        cut = max(0, (first_audible - self.lead_ms * ms) // unit) * unit
+        heard = np.flatnonzero(np.abs(audio[first_audible:]) >= 10 ** (self.heard_db / 20))
+        if heard.size:
+            cut = max(cut, -(-(first_audible + int(heard[0]) - self.onset_ms * ms) // unit) * unit)
+        return cut

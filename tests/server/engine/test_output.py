@@ -68,6 +68,21 @@ def test_a_piece_assembled_window_by_window_is_the_piece_assembled_whole(rtf):
     assert records(parts) == records([whole])
 
 
+@pytest.mark.parametrize("windowed", [False, True])
+def test_a_soft_onset_is_heard_within_50_ms_of_the_first_byte(windowed):
+    audio = audio_of(DURATIONS, silent_tokens={5, 11})
+    onset = 12 * UNIT  # where the first token starts: its first 60 ms at -41 dBFS, audible but not yet heard
+    audio[onset : onset + 60 * 24] *= 10 ** (-41 / 20) / 0.3
+    split = Split(0.29, windows=plan(np.array(DURATIONS), 0.29)) if windowed else None
+    assembler = PieceAssembler(piece_of(WORDS, DURATIONS, split=split), Pauses())
+    if windowed:
+        sent = np.concatenate([assembler.add([Inference(audio[w.start * UNIT : w.end * UNIT], np.array(DURATIONS), w)],
+                                             0.0).audio for w in split.windows])
+    else:
+        sent = assembler.add([Inference(audio, np.array(DURATIONS))], 0.0).audio
+    assert np.flatnonzero(np.abs(sent) >= 10 ** (-40 / 20))[0] / 24 <= 50
+
+
 def test_a_merged_piece_keeps_its_sentences_timestamps_and_pauses_between_them():
     pauses = Pauses(sentence_ms=300)
     audio = audio_of(DURATIONS, silent_tokens={5, 11})

@@ -28,6 +28,20 @@ def test_trim_keeps_the_sound_and_a_frame_aligned_margin():
     assert np.abs(audio[start:end]).max() == np.abs(audio).max()
 
 
+def soft_onset(ms: int) -> np.ndarray:
+    """`ms` of a tone at -41 dBFS: audible to the trim, not yet heard (SPEC §6 counts -40 dBFS)."""
+    return tone(ms, level=10 ** (-41 / 20))
+
+
+def test_a_soft_onset_is_cut_so_the_first_heard_sample_comes_within_50_ms():
+    audio = np.concatenate([silence(300), soft_onset(60), tone(500), silence(750)])
+    start, _ = P.trim(audio)
+    first_heard = np.flatnonzero(np.abs(audio) >= 10 ** (-40 / 20))[0]
+    assert start % 600 == 0
+    assert (first_heard - start) / 24 <= P.onset_ms
+    assert (first_heard - start) / 24 > P.onset_ms - 25, "no more of the onset is cut than the rule needs"
+
+
 def test_trim_of_silence_keeps_nothing():
     assert P.trim(silence(500)) == (0, 0)
 
