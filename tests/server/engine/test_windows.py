@@ -112,12 +112,16 @@ class RepeatingSplicer(Splicer):
 
 
 class HardCutSplicer(Splicer):
-    """Switches to the later window at the nominal join: no level match, no crossfade."""
+    """Switches to the later window near the nominal join, no level match, no crossfade: where the
+    two decodes disagree most within half a crossfade of it (the real model's two decodes can
+    agree at one sample, and a hard cut there would be no click to catch)."""
 
     def _join(self, nominal, at, audio):
         earlier_at, earlier = self._previous
         self.joins.append(nominal)
-        return np.concatenate([earlier[self._done - earlier_at : nominal - earlier_at], audio[nominal - at :]])
+        near = np.arange(nominal - CROSSFADE_SAMPLES // 2, nominal + CROSSFADE_SAMPLES // 2)
+        cut = int(near[np.argmax(np.abs(earlier[near - earlier_at] - audio[near - at]))])
+        return np.concatenate([earlier[self._done - earlier_at : cut - earlier_at], audio[cut - at :]])
 
 
 def test_joins_of_the_splicer_are_clean_on_a_decoder_whose_windows_differ_in_level_and_phase():
