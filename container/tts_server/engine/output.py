@@ -135,8 +135,8 @@ class PieceAssembler:
         sentence.scanned = available
         finished = available >= sentence.end
         if sentence.cut_from is None:
-            heard = 10 ** (self.pauses.heard_db / 20)
-            if not finished and (sentence.audible is None or not (np.abs(audio[sentence.audible[0]:available]) >= heard).any()):
+            if not finished and (sentence.audible is None
+                                 or self.pauses.first_heard(audio[sentence.audible[0]:available]) is None):
                 return False  # where the cut goes is known once a sample is heard (Pauses.cut)
             if sentence.audible is None:  # silence only: nothing of it is heard
                 sentence.cut_from = sentence.end

@@ -69,7 +69,12 @@ class Pauses:
         and no earlier than onset_ms before the first heard one (both in `audio`, which holds it)."""
         unit, ms = SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
         cut = max(0, (first_audible - self.lead_ms * ms) // unit) * unit
-        heard = np.flatnonzero(np.abs(audio[first_audible:]) >= 10 ** (self.heard_db / 20))
-        if heard.size:
-            cut = max(cut, -(-(first_audible + int(heard[0]) - self.onset_ms * ms) // unit) * unit)
+        heard = self.first_heard(audio[first_audible:])
+        if heard is not None:
+            cut = max(cut, -(-(first_audible + heard - self.onset_ms * ms) // unit) * unit)
         return cut
+
+    def first_heard(self, audio: np.ndarray) -> int | None:
+        """The first sample of `audio` above heard_db; None when there is none."""
+        heard = np.flatnonzero(np.abs(audio) >= 10 ** (self.heard_db / 20))
+        return int(heard[0]) if heard.size else None
