@@ -128,7 +128,7 @@ class PieceAssembler:
         audio, unit, ms = self._audio, SAMPLES_PER_DURATION_UNIT, SAMPLES_PER_MS
         available = sentence.end if complete else min(sentence.end, len(audio))
         looked = max(sentence.begin, sentence.scanned)
-        loud = np.flatnonzero(np.abs(audio[looked:available]) >= 10 ** (self.pauses.audible_db / 20)) + looked
+        loud = np.flatnonzero(np.abs(self._level(looked, available)) >= 10 ** (self.pauses.audible_db / 20)) + looked
         if loud.size:
             first = sentence.audible[0] if sentence.audible else int(loud[0])
             sentence.audible = (first, int(loud[-1]))
@@ -136,12 +136,12 @@ class PieceAssembler:
         finished = available >= sentence.end
         if sentence.cut_from is None:
             if not finished and (sentence.audible is None
-                                 or self.pauses.first_heard(audio[sentence.audible[0]:available]) is None):
+                                 or self.pauses.first_heard(self._level(sentence.audible[0], available)) is None):
                 return False  # where the cut goes is known once a sample is heard (Pauses.cut)
             if sentence.audible is None:  # silence only: nothing of it is heard
                 sentence.cut_from = sentence.end
             else:
-                cut = self.pauses.cut(audio[sentence.begin:available], sentence.audible[0] - sentence.begin)
+                cut = self.pauses.cut(self._level(sentence.begin, available), sentence.audible[0] - sentence.begin)
                 sentence.cut_from = sentence.begin + cut
             sentence.out_at = self._out
         emitted = sentence.cut_from + self._out - sentence.out_at
@@ -159,6 +159,13 @@ class PieceAssembler:
         self._out += len(out[-1])
         self._finish_records(sentence, kept_ms, self._out // ms)
         return True
+
+    def _level(self, start: int, stop: int) -> np.ndarray:
+        """The current job's samples [start, stop) at the level the engine decoded them: the first
+        window's make-up undone, so where a sentence is cut does not follow the gain a server has
+        learned from its traffic (windows.Loudness), only the audio of this request."""
+        level = self._audio[start:stop]
+        return level if self._splicer is None else level / self._splicer.made_up(start, start + len(level))
 
     def _sentences_of(self, job: int, durations: np.ndarray, audio: np.ndarray) -> list[_Sentence]:
         """The job's tokens by the sentence they belong to (a merged piece's breaks), in samples;

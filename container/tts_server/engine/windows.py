@@ -116,6 +116,8 @@ class Splicer:
         self._previous: tuple[int, np.ndarray] | None = None  # (first sample, audio) of the last window
         self._done = 0  # samples returned so far
         self.joins: list[int] = []  # where each join fell (sample index into the piece)
+        self._makeup = 1.0  # the learned gain the first window came out with
+        self._first_join: tuple[int, float] | None = None  # (crossfade's first sample, the later window's gain)
 
     @property
     def finished(self) -> bool:
@@ -128,6 +130,7 @@ class Splicer:
         at = window.start * UNIT
         if self._previous is None:  # the first window: its lead before `start` is the model's silence
             makeup = self._loudness.gain if self._loudness is not None and len(self._windows) > 1 else 1.0
+            self._makeup = makeup
             audio, at = np.concatenate([np.zeros(at, np.float32), _fade_in(audio) * np.float32(makeup)]), 0
         else:
             audio, at = self._join(window.join * UNIT, at, audio), self._done
@@ -139,6 +142,23 @@ class Splicer:
         self._done = until
         return out
 
+    def made_up(self, start: int, stop: int) -> np.ndarray:
+        """How many times louder samples [start, stop) of the piece came out for the first window's
+        make-up: `makeup` up to the first join, then easing to 1 with the later window's ramp (the
+        ramp from its gain to 1 over the ramp from what that gain would be without the make-up; a
+        second join inside that ramp inherits a little of it, not counted)."""
+        factor = np.full(stop - start, self._makeup, np.float32)
+        if self._makeup == 1.0 or self._first_join is None:
+            return factor
+        begin, gain = self._first_join
+        alone = gain / self._makeup if gain != 1.0 else 1.0  # 1.0: a silent join, the later window as decoded
+        rise = _rise(RAMP_SAMPLES)
+        eased = np.concatenate([(gain + (1 - gain) * rise) / (alone + (1 - alone) * rise), [1.0]]).astype(np.float32)
+        index = np.arange(start, stop) - begin
+        later = index >= 0
+        factor[later] = eased[np.minimum(index[later], RAMP_SAMPLES)]
+        return factor
+
     def _join(self, nominal: int, at: int, audio: np.ndarray) -> np.ndarray:
         """The later window (audio, from sample `at`) taking over from the earlier one near `nominal`:
         from self._done to the later window's end."""
@@ -149,16 +169,24 @@ class Splicer:
         join = _best_join(earlier, earlier_at, audio * gain, at, nominal)
         self.joins.append(join)
         begin = join - CROSSFADE_SAMPLES // 2  # the crossfade's first sample
+        if len(self.joins) == 1:
+            self._first_join = (begin, gain)
         ramp = np.ones(len(audio), np.float32)
         ramp[: begin - at] = gain
         rise = ramp[begin - at : begin - at + RAMP_SAMPLES]
-        rise[:] = gain + (1 - gain) * (0.5 - 0.5 * np.cos(np.pi * np.arange(len(rise)) / RAMP_SAMPLES))
+        rise[:] = gain + (1 - gain) * _rise(len(rise))
         later = audio * ramp
         fade = np.linspace(0.0, 1.0, CROSSFADE_SAMPLES, dtype=np.float32)
         mixed = (earlier[begin - earlier_at : begin + CROSSFADE_SAMPLES - earlier_at] * (1 - fade)
                  + later[begin - at : begin + CROSSFADE_SAMPLES - at] * fade)
         before = earlier[self._done - earlier_at : begin - earlier_at]
         return np.concatenate([before, mixed, later[begin + CROSSFADE_SAMPLES - at :]])
+
+
+def _rise(count: int) -> np.ndarray:
+    """The first `count` samples of the later window's return from the earlier one's level: 0 to 1
+    over RAMP_SAMPLES, raised cosine."""
+    return 0.5 - 0.5 * np.cos(np.pi * np.arange(count) / RAMP_SAMPLES)
 
 
 def _fade_in(audio: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from tts_server.engine.g2p.base import PhonemeSpan
 from tts_server.engine.output import PieceAssembler
 from tts_server.engine.pauses import Pauses
 from tts_server.engine.tokens import Job, Piece, Split, Token
-from tts_server.engine.windows import plan
+from tts_server.engine.windows import MAX_MAKEUP_DB, Loudness, plan
 
 TEXT = "あいうえお。かきくけこ。"
 
@@ -81,6 +81,30 @@ def test_a_soft_onset_is_heard_within_50_ms_of_the_first_byte(windowed):
     else:
         sent = assembler.add([Inference(audio, np.array(DURATIONS))], 0.0).audio
     assert np.flatnonzero(np.abs(sent) >= 10 ** (-40 / 20))[0] / 24 <= 50
+
+
+def test_where_a_windowed_piece_is_cut_does_not_follow_the_learned_make_up_gain():
+    """The first window comes out with the gain a server has learned from its traffic so far
+    (windows.Loudness); the cut is decided on the audio as decoded, so a blip in the model's lead
+    silence that only the gain makes audible is cut with the rest of that silence."""
+    audio = audio_of(DURATIONS, silent_tokens={5, 11})
+    # in the lead the first window decodes (from 4 frames before the speech, faded in over its first),
+    # 75 ms before the speech, at -45 dBFS: under the -42 dBFS of audible until made up
+    blip = 9 * UNIT
+    audio[blip : blip + 48] = 10 ** (-45 / 20)
+    split = Split(0.29, windows=plan(np.array(DURATIONS), 0.29))
+    sent = {}
+    for makeup_db in (0.0, MAX_MAKEUP_DB):
+        loudness = Loudness()
+        loudness.makeup_db = makeup_db
+        assembler = PieceAssembler(piece_of(WORDS, DURATIONS, split=split), Pauses(), loudness)
+        sent[makeup_db] = np.concatenate([
+            assembler.add([Inference(audio[w.start * UNIT : w.end * UNIT], np.array(DURATIONS), w)], 0.0).audio
+            for w in split.windows])
+    assert len(sent[0.0]) == len(sent[MAX_MAKEUP_DB]), "cut alike whatever the gain learned"
+    for makeup_db, audio in sent.items():
+        speech_ms = np.flatnonzero(np.abs(audio) >= 10 ** (-20 / 20))[0] / 24
+        assert speech_ms <= 50, f"{speech_ms} ms of lead silence kept at {makeup_db} dB of make-up"
 
 
 def test_a_merged_piece_keeps_its_sentences_timestamps_and_pauses_between_them():

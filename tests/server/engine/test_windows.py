@@ -232,3 +232,38 @@ def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
     assert abs(learned.makeup_db + 20 * np.log10(0.7)) < 0.3, "learned from the splicer's own joins"
 
 
+
+
+def test_the_make_up_a_splice_reports_is_the_make_up_it_added():
+    from tts_server.engine.windows import Loudness
+
+    found = plan(durations(speech=240), 0.29)
+    _, decode = synthetic_decode(found[-1].end)  # its first window comes out at 0.7 of the rest
+    plain = Splicer(found, Loudness())  # no make-up learned yet
+    as_decoded, _ = spliced(plain, found, decode)
+    assert np.all(plain.made_up(0, len(as_decoded)) == 1.0)
+    learned = Loudness()
+    learned.makeup_db = 3.0
+    splicer = Splicer(found, learned)
+    made_up, _ = spliced(splicer, found, decode)
+    factor = splicer.made_up(0, len(made_up))
+    assert factor[0] == pytest.approx(10 ** (3 / 20)) and factor[-1] == 1.0
+    np.testing.assert_allclose(made_up, as_decoded * factor, atol=1e-4)
+
+
+def test_the_real_models_piece_is_cut_alike_whatever_make_up_its_server_has_learned(synthesizer):
+    """A server's first-window make-up gain follows its traffic (windows.Loudness); where a piece
+    starts and ends does not, so one text has one length from no make-up to the most."""
+    from tts_server.engine.windows import MAX_MAKEUP_DB
+
+    style = synthesizer.voice_book("ja").resolve("default")
+    learned = synthesizer.loudness.makeup_db
+    try:
+        for text in ("はい。", "今日はいい天気ですね。"):
+            lengths = set()
+            for makeup_db in (0.0, MAX_MAKEUP_DB / 2, MAX_MAKEUP_DB):
+                synthesizer.loudness.makeup_db = makeup_db
+                lengths.add(len(synthesizer.synthesize(text, 0, len(text), style, 1.0, "ja", rtf=0.3).audio))
+            assert len(lengths) == 1, f"{text}: {sorted(lengths)} samples"
+    finally:
+        synthesizer.loudness.makeup_db = learned

@@ -5,7 +5,6 @@ from itertools import pairwise
 
 import numpy as np
 import pytest
-from running_server import start_server, stop_server
 from server.audio.audio_testkit import decode
 from server.wire import Peer
 
@@ -26,30 +25,13 @@ def silent_runs_ms(samples: np.ndarray, rate: int, window_ms: int = 5) -> list[t
     return runs
 
 
-@pytest.fixture(scope="module")
-def fresh_servers(request):
-    """A server per engine of this module's own, as it is just after its warm-up. The shared servers'
-    first-window make-up gain has learned from whatever the tests before ran (xdist's order varies
-    it): with a larger gain the model's own lead silence measured once 50.4 ms of sound below
-    -40 dBFS before speech, and once a blip above it 575 ms before speech (open: docs/engines.md)."""
-    servers = {}
-
-    def server(engine: str):
-        if engine not in servers:
-            env = {"ENGINE": "onnx"} if engine == "onnx" else {"MODEL_DIR": str(request.getfixturevalue("model_dir"))}
-            servers[engine] = start_server(env, languages="ja")
-        return servers[engine]
-
-    yield server
-    for running in servers.values():
-        stop_server(running)
-
-
 # The trimming is each engine's (its own silence around a piece); what a codec does to the gaps is
 # not: Ogg/Opus once, on the embedded engine.
 @pytest.mark.parametrize("engine, fmt", [("onnx", "pcm_16"), ("onnx", "opus"), ("torch", "pcm_16")])
-async def test_speech_starts_at_once_and_sentences_are_a_pause_apart(fresh_servers, engine, fmt):
-    server = fresh_servers(engine)
+async def test_speech_starts_at_once_and_sentences_are_a_pause_apart(request, engine, fmt):
+    # the shared servers, whatever make-up gain the tests before taught them: the cuts follow the
+    # decode (engine/output.py)
+    server = request.getfixturevalue("speech_server" if engine == "onnx" else "torch_server")
     peer = await Peer.connect(server.ws_url)
     await peer.open(format=fmt, audio_frames="binary")
     await peer.send({"type": "response.create", "text": TEXT, "response_id": "r"})
