@@ -43,14 +43,7 @@ from kokoro_onnx import Kokoro  # noqa: E402
 from tts_server.engine.onnx_backend import load_model_bytes  # noqa: E402
 from tts_text.chunker import split_sentences  # noqa: E402
 
-TEN_SENTENCES = bench.FIVE_SENTENCES + (
-    "お支払いは現金のほか、各種クレジットカードもご利用いただけます。"
-    "ポイントカードをお持ちのお客様は、レジにてご提示ください。"
-    "駐車場は店舗の裏手にございますので、どうぞご利用ください。"
-    "お困りのことがございましたら、近くのスタッフにお尋ねください。"
-    "またのご来店を心よりお待ちしております。"
-)
-TEXTS = {"short": bench.SHORT, "five sentences": bench.FIVE_SENTENCES, "ten sentences": TEN_SENTENCES}
+TEXTS = {"short": bench.SHORT, "five sentences": bench.FIVE_SENTENCES, "ten sentences": bench.TEN_SENTENCES}
 
 
 def peer(threads: int, vocab: dict, scratch: Path) -> Kokoro:
