@@ -117,7 +117,7 @@ class Splicer:
         self._done = 0  # samples returned so far
         self.joins: list[int] = []  # where each join fell (sample index into the piece)
         self._makeup = 1.0  # the learned gain the first window came out with
-        self._first_join: tuple[int, float] | None = None  # (crossfade's first sample, the later window's gain)
+        self._eased: tuple[int, np.ndarray] | None = None  # from the first join: (its first sample, made_up's factors)
 
     @property
     def finished(self) -> bool:
@@ -148,12 +148,9 @@ class Splicer:
         ramp from its gain to 1 over the ramp from what that gain would be without the make-up; a
         second join inside that ramp inherits a little of it, not counted)."""
         factor = np.full(stop - start, self._makeup, np.float32)
-        if self._makeup == 1.0 or self._first_join is None:
+        if self._makeup == 1.0 or self._eased is None:
             return factor
-        begin, gain = self._first_join
-        alone = gain / self._makeup if gain != 1.0 else 1.0  # 1.0: a silent join, the later window as decoded
-        rise = _rise(RAMP_SAMPLES)
-        eased = np.concatenate([(gain + (1 - gain) * rise) / (alone + (1 - alone) * rise), [1.0]]).astype(np.float32)
+        begin, eased = self._eased
         index = np.arange(start, stop) - begin
         later = index >= 0
         factor[later] = eased[np.minimum(index[later], RAMP_SAMPLES)]
@@ -169,8 +166,11 @@ class Splicer:
         join = _best_join(earlier, earlier_at, audio * gain, at, nominal)
         self.joins.append(join)
         begin = join - CROSSFADE_SAMPLES // 2  # the crossfade's first sample
-        if len(self.joins) == 1:
-            self._first_join = (begin, gain)
+        if len(self.joins) == 1 and self._makeup != 1.0:  # made_up's factors, once per piece
+            alone = gain / self._makeup if gain != 1.0 else 1.0  # 1.0: a silent join, the later window as decoded
+            rise = _rise(RAMP_SAMPLES)
+            eased = (gain + (1 - gain) * rise) / (alone + (1 - alone) * rise)
+            self._eased = begin, np.concatenate([eased, [1.0]]).astype(np.float32)
         ramp = np.ones(len(audio), np.float32)
         ramp[: begin - at] = gain
         rise = ramp[begin - at : begin - at + RAMP_SAMPLES]
