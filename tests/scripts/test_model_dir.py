@@ -7,6 +7,7 @@ the server's ONNX engine on the same token ids, style and speed.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 import shutil
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 import torch
 from cores import ENGINE_THREADS
-from converted_model import convert_model_dir
+from converted_model import SCRIPT
 
 from stacks.model_cache.pinned_files import local_files
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT
@@ -42,6 +43,15 @@ def kmodel(converted_model_dir):
 
     return KModel(repo_id="hexgrad/Kokoro-82M", config=str(converted_model_dir / "config.json"),
                   model=str(converted_model_dir / "kokoro-v1_0.pth")).eval()
+
+
+@pytest.fixture(scope="module")
+def model_dir_script():
+    """scripts/model_dir.py as a module, to run its build in this process."""
+    spec = importlib.util.spec_from_file_location("model_dir_script", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +96,10 @@ def test_sha256sums_is_the_manifest_the_model_cache_stack_writes(converted_model
     assert {f["Path"] for f in files} == {"config.json", "kokoro-v1_0.pth", *(f"voices/{v}.pt" for v in VOICES)}
 
 
-def test_a_rerun_rewrites_only_what_changed_and_then_nothing(converted_model_dir, tmp_path):
+def test_a_rerun_rewrites_only_what_changed_and_then_nothing(converted_model_dir, model_dir_script, tmp_path, capsys):
+    # The script's build in this process (the fixture already ran it as a subprocess): a second
+    # interpreter would cost its imports twice more. Its bytes equal the subprocess's, or the
+    # repair below would rewrite more than the damaged file.
     converted = Path(shutil.copytree(converted_model_dir, tmp_path / "model-dir"))  # the run's own is read only
 
     def mtimes():
@@ -97,14 +110,17 @@ def test_a_rerun_rewrites_only_what_changed_and_then_nothing(converted_model_dir
     data[len(data) // 2] ^= 0xFF  # one byte damaged: its digest no longer matches
     voice.write_bytes(bytes(data))
     before = mtimes()
-    repaired = convert_model_dir(converted)
-    assert "wrote 1 of 8 files" in repaired.stdout and "voices/jm_kumo.pt" in repaired.stdout
+    capsys.readouterr()
+    model_dir_script.build(converted)
+    repaired = capsys.readouterr().out
+    assert "wrote 1 of 8 files" in repaired and "voices/jm_kumo.pt" in repaired
     after = mtimes()
     assert [p for p in before if before[p] != after[p]] == [voice]
 
-    again = convert_model_dir(converted)
-    assert "up to date: 8 files, nothing rewritten" in again.stdout
+    model_dir_script.build(converted)
+    assert "up to date: 8 files, nothing rewritten" in capsys.readouterr().out
     assert mtimes() == after
+    assert model_dir_script.layout.verify(converted) == []
 
 
 def _dbfs(audio: np.ndarray) -> float:
