@@ -42,8 +42,9 @@ run: setup
 	HOST=$(HOST) PORT=$(PORT) $(PY) container/serve
 
 # The suite runs in a pytest-xdist worker per core, four at most (each worker starts its own
-# servers), a test file per worker at a time (its module fixtures start once); each engine
-# gets its share of the cores (tests/cores.py). TEST_WORKERS=0 runs it in this one process.
+# servers), a test file per worker at a time (its module fixtures start once; the files that
+# use the PyTorch server as one, tests/worker_groups.py); each engine gets its share of the
+# cores (tests/cores.py). TEST_WORKERS=0 runs it in this one process.
 TEST_WORKERS ?= $(shell n=$$(nproc 2>/dev/null || echo 1); [ "$$n" -gt 4 ] && n=4; echo $$n)
 test: setup
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadfile $(PYTEST_ARGS)

@@ -14,6 +14,15 @@ from running_server import start_server, stop_server
 os.environ["INFERENCE_THREADS"] = os.environ["OMP_NUM_THREADS"] = str(ENGINE_THREADS)
 
 
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile` with the PyTorch server's files as one unit (worker_groups.py)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from worker_groups import TorchServerFilesTogether
+
+    return TorchServerFilesTogether(config, log)
+
+
 @pytest.fixture(scope="session")
 def speech_server():
     """The real server on the embedded Kokoro model, shared by every test of the run."""
