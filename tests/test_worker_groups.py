@@ -16,4 +16,4 @@ def test_every_file_that_uses_the_torch_server_is_in_its_group():
 
 def test_the_group_is_one_unit_and_other_files_stay_their_own():
     assert {scope(f"{file}::test_x[torch_server]") for file in TORCH_SERVER_FILES} == {"torch_server"}
-    assert scope("tests/text/test_chunker.py::test_y[a::b]") == "tests/text/test_chunker.py"
+    assert scope("tests/text/test_chunker.py::test_spans_index_the_fed_text") == "tests/text/test_chunker.py"
