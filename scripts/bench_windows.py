@@ -12,7 +12,9 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
 - the largest step between neighbouring samples at a join, over the largest step of the whole
   decode within 50 ms of it (1.0: no step the model does not make itself);
 - the first window's level, made up as served, against the whole decode's, in dB (its
-  statistics are its own: windows.Loudness).
+  statistics are its own: windows.Loudness);
+- with --lead-frames 4,8,99: the windowed decode's CER and first-window frames with the first
+  window starting that many frames before the speech (99: at the piece's start), no make-up.
 
     .venv/bin/python scripts/bench_windows.py --model-dir .cache/model-dir --json reports/bench-windows.json
 
@@ -81,7 +83,7 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
-def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path) -> dict:
+def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int]) -> dict:
     """The decoder's output for the piece: whole, in windows (spliced), and whole less one frame;
     their distances and each one's CER (trimmed as served: pauses.trim of the whole decode)."""
     backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve("default")
@@ -100,18 +102,27 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path) ->
         steps.append(float(np.abs(np.diff(spliced[join - 240 : join + 240])).max() / max(own, 1e-6)))
     first_end = windows[1].join * UNIT if len(windows) > 1 else end
     level = 20 * np.log10(_rms(spliced[start:first_end]) / max(_rms(whole[start:first_end]), 1e-9))
+    heard = [("whole", whole), ("windowed", spliced), ("one_frame_less", shorter)]
+    leading = {}
+    for lead in leads:
+        lead_windows = plan(front.durations, rtf, front.energy, lead_frames=lead)
+        lead_splicer = Splicer(lead_windows, None)
+        heard.append((f"lead{lead}", np.concatenate([lead_splicer.add(backend.decode(front, w.start, w.end))
+                                                     for w in lead_windows])))
+        leading[f"first_window_frames_lead{lead}"] = lead_windows[0].end - lead_windows[0].start
     cers = {}
-    for name, audio in (("whole", whole), ("windowed", spliced), ("one_frame_less", shorter)):
+    for name, audio in heard:
         path = scratch / f"{name}.wav"
         path.write_bytes(intelligibility.encode(audio[start:end], "wav", 24000))
         cers[f"cer_{name}"] = intelligibility.cer(text, intelligibility.transcribe(path, language, 24000), language)
     return {"windows": len(windows), "first_window_frames": windows[0].end - windows[0].start, "frames": frames,
             "lsd": log_spectral_distance(spliced[start:end], whole[start:end]),
             "lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
-            "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers}
+            "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers, **leading}
 
 
-def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path) -> list[dict]:
+def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path,
+          leads: list[int], limit: int | None = None) -> list[dict]:
     synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
     rows = []
     for language in languages:
@@ -119,9 +130,9 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
         style = synthesizer.voice_book(language).resolve("default")
         warm = CORPUS[language][0]  # as the server's warm-up does: one windowed synthesis teaches the make-up
         synthesizer.synthesize(warm, 0, len(warm), style, 1.0, language, rtf=speed)
-        for text in CORPUS[language]:
+        for text in CORPUS[language][:limit]:
             row = {"engine": synthesizer.backend.name, "language": language, "text": text, "rtf": speed,
-                   **decodes(synthesizer, text, language, speed, scratch)}
+                   **decodes(synthesizer, text, language, speed, scratch, leads)}
             rows.append(row)
             print(json.dumps(row, ensure_ascii=False), flush=True)
     return rows
@@ -144,6 +155,9 @@ def summary(rows: list[dict]) -> dict:
             "first_window_level_db_min": min(r["first_window_level_db"] for r in mine),
             "first_window_level_db_max": max(r["first_window_level_db"] for r in mine),
         }
+        for lead in (int(key.removeprefix("cer_lead")) for key in mine[0] if key.startswith("cer_lead")):
+            out[engine][f"cer_lead{lead}"] = sum(r[f"cer_lead{lead}"] * len(r["text"]) for r in mine) / chars
+            out[engine][f"first_window_frames_lead{lead}"] = sum(r[f"first_window_frames_lead{lead}"] for r in mine)
     return out
 
 
@@ -157,6 +171,9 @@ def main() -> None:
     parser.add_argument("--engines", default="onnx,torch")
     parser.add_argument("--languages", default="ja,en-US")
     parser.add_argument("--rtf", type=float, help="size the windows for this engine speed (default: measured here)")
+    parser.add_argument("--lead-frames", default="", help="also decode with the first window starting these many "
+                        "frames before the speech, comma-separated (99: at the piece's start), no make-up")
+    parser.add_argument("--corpus-limit", type=int, help="the first N sentences of each language only")
     parser.add_argument("--json", type=Path, default=Path("reports/bench-windows.json"))
     args = parser.parse_args()
     if not intelligibility.listener_ready():
@@ -166,7 +183,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for engine in args.engines.split(","):
             rows += score(engine, args.model_dir if engine == "torch" else None, args.languages.split(","), args.rtf,
-                          Path(scratch))
+                          Path(scratch), [int(lead) for lead in args.lead_frames.split(",") if lead], args.corpus_limit)
     figures = {"benchmark": "bench-windows", "load_average": {"before": load_before, "after": os.getloadavg()},
                "summary": summary(rows), "rows": rows}
     print(json.dumps(figures["summary"], indent=2))

@@ -49,13 +49,15 @@ class Window:
     join: int
 
 
-def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None) -> list[Window]:
+def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
+         lead_frames: int = LEAD_FRAMES) -> list[Window]:
     """The windows of one piece for an engine of real-time factor `rtf` (engine seconds per audio
     second): a first window just big enough that the next one is decoded while it plays, then
     windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
     one window (the whole piece) when that would not pay. With the predicted energy per frame,
     each join moves up to JOIN_SLACK_FRAMES to the quietest frame near it (a closure or a pause
-    rather than the middle of a vowel)."""
+    rather than the middle of a vowel). `lead_frames`: as LEAD_FRAMES (scripts/bench_windows.py
+    --lead-frames tries others)."""
     frames, lead = int(durations.sum()), int(durations[0])
     speech = frames - lead
     needed = rtf * (speech + CONTEXT_FRAMES) / (1 + rtf)  # audio of the first window covers the rest's run
@@ -74,7 +76,7 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None) ->
         joins = [_quietest(energy, join, low=lead + MIN_WINDOW_FRAMES, high=frames - MIN_WINDOW_FRAMES - CONTEXT_FRAMES)
                  for join in joins]
         joins = sorted(set(joins))
-    starts = [max(0, lead - LEAD_FRAMES)] + [join - CONTEXT_FRAMES for join in joins]
+    starts = [max(0, lead - lead_frames)] + [join - CONTEXT_FRAMES for join in joins]
     ends = [join + CONTEXT_FRAMES for join in joins] + [frames]
     return [Window(start, end, join) for start, end, join in zip(starts, ends, [starts[0], *joins], strict=True)]
 

@@ -45,6 +45,14 @@ def test_a_faster_engine_gets_a_smaller_first_window_and_a_short_piece_none():
     assert plan(short, 0.29) == [Window(0, int(short.sum()), 0)], "too short for two windows: decoded whole"
 
 
+def test_the_first_window_starts_its_lead_before_the_speech_and_no_earlier_than_the_piece():
+    d = durations(lead=12, speech=150)
+    assert plan(d, 0.29)[0].start == 12 - windows.LEAD_FRAMES
+    assert plan(d, 0.29, lead_frames=8)[0].start == 4
+    assert plan(d, 0.29, lead_frames=99)[0].start == 0, "a lead longer than the silence starts at the piece"
+    assert [w.join for w in plan(d, 0.29, lead_frames=99)[1:]] == [w.join for w in plan(d, 0.29)[1:]]
+
+
 # --- the join checks, on a synthetic decoder whose windows differ like the model's -------------------
 
 def synthetic_decode(frames: int):
