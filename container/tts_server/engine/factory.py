@@ -49,12 +49,15 @@ def build_backend(engine: str = "auto", device: str = "auto", model_dir: str | N
     else:
         if not model_dir:
             raise ModelDirError("ENGINE=torch: MODEL_DIR is not set (it must hold config.json, kokoro-v1_0.pth, voices/)")
+        directory = ModelDir(Path(model_dir))
+        with timed(phases, "weights check"):
+            directory.check()  # a file missing or damaged is told before seconds of torch's and kokoro's imports
         with timed(phases, "engine imports"):
             from .torch_backend import TorchBackend, pick_device  # torch only when it serves
             device = pick_device(device)  # a GPU deploy without a usable GPU fails before kokoro's imports
             import kokoro  # noqa: F401 - transformers: seconds, an import rather than the weights' time
         with timed(phases, "weights"):
-            backend = TorchBackend(ModelDir(Path(model_dir)), device=device, threads=threads)
+            backend = TorchBackend(directory, device=device, threads=threads)
     backend.load_phases = phases
     return backend
 

@@ -64,9 +64,9 @@ class TorchBackend:
     DEFAULT_MAX_BATCH = {"cuda": 16, "cpu": 1}
 
     def __init__(self, model_dir: ModelDir, device: str = "auto", threads: int | None = None):
+        """`model_dir` as ModelDir.check() passed it (build_backend checks it before the imports)."""
         from kokoro import KModel  # imported here: it pulls in transformers, seconds of start-up
 
-        model_dir.check()
         self.device = pick_device(device)
         self.default_max_batch = self.DEFAULT_MAX_BATCH[self.device]
         if self.device == "cpu" and threads:
