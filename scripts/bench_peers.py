@@ -8,8 +8,9 @@ the server's thread count, from the server's own phonemes (its G2P), two ways:
 - whole-text batches (`create_stream`: phonemes cut into batches of up to 510, one call each).
 The server speaks each text as one response over its WebSocket (pcm_16, binary frames, a fresh
 session each). For each: time to first audio, total time (to the last audio), and for the
-server whether a listener who starts at the first byte would have heard a gap (ran dry), and
-how many model runs the text took. Runs interleave the three so they share the machine's
+server whether a listener who starts at the first byte would have heard a gap (ran dry), how
+many model runs the text took and how long the model ran (the rest of its total is G2P, output
+processing, encoding and the socket between runs). Runs interleave the three so they share the machine's
 state; figures are medians over --runs, with the load average before and after.
 
     .venv/bin/python scripts/bench_peers.py --runs 3 --json reports/bench-peers.json
@@ -85,7 +86,7 @@ async def peer_batches(kokoro: Kokoro, phonemes: list[str], voice: np.ndarray) -
 
 async def server_response(url: str, runtime, text: str, rid: str) -> dict:
     """One response; when each chunk arrived against when a listener starting at the first needs it."""
-    runs_before = sum(runtime.scheduler.batch_sizes.values())
+    runs_before, busy_before = sum(runtime.scheduler.batch_sizes.values()), runtime.scheduler.model_seconds
     async with websockets.connect(url, max_size=None) as ws:
         await ws.send(json.dumps({"type": "open", "format": "pcm_16", "audio_frames": "binary"}).encode())
         await ws.recv()
@@ -104,7 +105,7 @@ async def server_response(url: str, runtime, text: str, rid: str) -> dict:
     first = arrivals[0][0]
     late = max(arrival - (first + before) for arrival, before in arrivals)  # > 0: the listener waited
     return {"ttfa": first, "total": total, "audio_s": heard, "calls": sum(runtime.scheduler.batch_sizes.values()) - runs_before,
-            "ran_dry_ms": max(0.0, 1000 * late)}
+            "ran_dry_ms": max(0.0, 1000 * late), "model_s": runtime.scheduler.model_seconds - busy_before}
 
 
 def summary(results: list[dict]) -> dict:
@@ -151,12 +152,13 @@ async def main() -> None:
         for system, runs in systems.items():
             rows.append({"text": name, "characters": len(texts[name]), "system": system, **summary(runs)})
     print(f"\nload average (1, 5, 15 min): {load['before']} before, {load['after']} after; {args.threads} threads")
-    print("| text | system | TTFA p50 | total p50 | audio | model calls | ran dry (server) |")
-    print("|---|---|---|---|---|---|---|")
+    print("| text | system | TTFA p50 | total p50 | audio | model calls | ran dry (server) | model busy (server) |")
+    print("|---|---|---|---|---|---|---|---|")
     for r in rows:
         dry = f"{r['ran_dry_ms']:.0f} ms" if "ran_dry_ms" in r else "-"
+        busy = f"{r['model_s']:.2f} s" if "model_s" in r else "-"
         print(f"| {r['text']} ({r['characters']} chars) | {r['system']} | {r['ttfa_ms']:.0f} ms | {r['total_s']:.2f} s "
-              f"| {r['audio_s']:.1f} s | {r['calls']:.0f} | {dry} |")
+              f"| {r['audio_s']:.1f} s | {r['calls']:.0f} | {dry} | {busy} |")
     figures = {"benchmark": "bench-peers", "engine": synthesizer.backend.name, "threads": args.threads,
                "cpu_cores": os.cpu_count(), "load_average": load, "rows": rows,
                "raw": {name: systems for name, systems in results.items()}}

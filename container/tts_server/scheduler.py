@@ -128,6 +128,7 @@ class Scheduler:
         self._task: asyncio.Task | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="model")
         self.batch_sizes: Counter[int] = Counter()  # how often each batch size ran
+        self.model_seconds = 0.0  # the model thread's busy time, every run (stopped and failed ones too)
         self._batch_started: float | None = None  # when the running batch began (preemption's clock)
         self.interruptions: Counter[str] = Counter()  # runs stopped: "first piece" or "cancelled"
         self._running: list[_Work] = []
@@ -336,6 +337,7 @@ class Scheduler:
             log.error("model run failed for a batch of %d", len(batch), exc_info=error)
             return RunOutcome(Outcome.FAILED, clock() - began, error=error)
         finally:
+            self.model_seconds += clock() - began
             self._batch_started, self._running, self._control = None, [], None
             for work in batch:
                 work.stream.running -= 1

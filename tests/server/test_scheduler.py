@@ -326,3 +326,23 @@ async def test_a_barge_in_between_windows_runs_no_more_of_them():
     assert scheduler.runner.batches == [[10], [20]], "the second window never ran"
     assert not scheduler._pending and scheduler.active_streams == 1
     await scheduler.stop()
+
+
+async def test_the_models_busy_time_adds_up_every_run_stopped_ones_included(clock):
+    """What bench_peers sets against a response's total: the time the model thread ran."""
+    scheduler = await started(runner=InterruptibleRunner())
+    runner = scheduler.runner
+    later = asyncio.ensure_future(scheduler.run([job(40)], scheduler.open_stream("a"), first=False))
+    await until(lambda: runner.batches)
+    clock[0] = 0.5  # the later piece has run half a second when a first piece stops it
+    first = asyncio.ensure_future(scheduler.run([job(10)], scheduler.open_stream("b"), first=True))
+    await until(lambda: len(runner.batches) == 2)
+    clock[0] = 0.75
+    runner.release.release()
+    await first
+    await until(lambda: len(runner.batches) == 3)
+    clock[0] = 2.0
+    runner.release.release()
+    await later
+    assert scheduler.model_seconds == pytest.approx(0.5 + 0.25 + 1.25)
+    await scheduler.stop()
