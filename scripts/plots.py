@@ -233,7 +233,7 @@ def plot_bench_peers(data: dict) -> Figure:
              f"(medians of {rows[0]['runs']})")
     figure, (ttfa, total) = _figure(2, title, width=6)
     width = 0.8 / len(systems)
-    for k, (system, colour) in enumerate(zip(systems, [BLUE, GREY, ORANGE], strict=False)):
+    for k, (system, colour) in enumerate(zip(systems, [BLUE, GREY, ORANGE, GREEN], strict=False)):
         mine = {r["text"]: r for r in rows if r["system"] == system}
         x = [i - 0.4 + width * (k + 0.5) for i in range(len(texts))]
         _label_bars(ttfa, ttfa.bar(x, [mine[t]["ttfa_ms"] for t in texts], width, color=colour, label=system), "{:.0f}")
