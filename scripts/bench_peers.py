@@ -11,8 +11,8 @@ The server speaks each text as one response over its WebSocket (pcm_16, binary f
 session each). For each: time to first audio, total time (to the last audio), and for the
 server whether a listener who starts at the first byte would have heard a gap (ran dry), how
 many model runs the text took and how long the model ran (the rest of its total is G2P, output
-processing, encoding and the socket between runs). Runs interleave the three so they share the machine's
-state; figures are medians over --runs, with the load average before and after.
+processing, encoding and the socket between runs). Runs interleave the four so they share
+the machine's state; figures are medians over --runs, with the load average before and after.
 
     .venv/bin/python scripts/bench_peers.py --runs 3 --json reports/bench-peers.json
 
@@ -42,6 +42,7 @@ import bench
 
 REPO = Path(__file__).resolve().parent.parent
 from kokoro_onnx import Kokoro  # noqa: E402
+from tts_server.engine.backend import SAMPLE_RATE  # noqa: E402
 from tts_server.engine.onnx_backend import load_model_bytes  # noqa: E402
 from tts_text.chunker import split_sentences  # noqa: E402
 
@@ -91,7 +92,7 @@ def server_engine_batches(kokoro: Kokoro, backend, phonemes: list[str], voice: n
     began, first, audio, chunks = time.perf_counter(), None, 0.0, kokoro._split_phonemes(" ".join(phonemes))
     for chunk in chunks:
         ids = [backend.vocab[p] for p in chunk if p in backend.vocab]  # kokoro-onnx's tokenizer, as it is
-        audio += len(backend.infer(ids, voice[len(ids)], 1.0).audio) / 24000
+        audio += len(backend.infer(ids, voice[len(ids)], 1.0).audio) / SAMPLE_RATE
         first = first or time.perf_counter() - began
     return {"ttfa": first, "total": time.perf_counter() - began, "audio_s": audio, "calls": len(chunks)}
 
@@ -109,7 +110,7 @@ async def server_response(url: str, runtime, text: str, rid: str) -> dict:
             frame = await ws.recv()
             if isinstance(frame, bytes):
                 arrivals.append((time.perf_counter() - began, heard))
-                heard += len(frame) / 2 / 24000
+                heard += len(frame) / 2 / SAMPLE_RATE
                 continue
             if json.loads(frame)["type"] == "response.done":
                 total = time.perf_counter() - began
