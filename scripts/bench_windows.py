@@ -13,6 +13,9 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
   decode within 50 ms of it (1.0: no step the model does not make itself);
 - the first window's level, made up as served, against the whole decode's, in dB (its
   statistics are its own: windows.Loudness);
+- the whole decode of the speech span only, as the server decodes a piece run alone
+  (engine/speech_span.py: the model's silence around it not decoded): its CER, log-spectral
+  distance and level against the whole decode, and the share of the frames it decodes;
 - with --lead-frames 4,8,99: the windowed decode's CER and first-window frames with the first
   window starting that many frames before the speech (99: at the piece's start), no make-up.
 
@@ -39,6 +42,7 @@ import intelligibility
 from bench import TEN_SENTENCES
 from plots import save_plot
 
+from tts_server.engine import speech_span
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
 from tts_server.engine.windows import Splicer, plan
@@ -84,8 +88,9 @@ def measured_rtf(synthesizer, language: str) -> float:
 
 
 def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int]) -> dict:
-    """The decoder's output for the piece: whole, in windows (spliced), and whole less one frame;
-    their distances and each one's CER (trimmed as served: pauses.trim of the whole decode)."""
+    """The decoder's output for the piece: whole, in windows (spliced, their speech only, as
+    served), whole less one frame, and its speech span only; their distances and each one's CER
+    (trimmed as served: pauses.trim of the whole decode)."""
     backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve("default")
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
     front = backend.front(job.ids, job.style, job.speed)
@@ -93,8 +98,11 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     whole = backend.decode(front, 0, frames)
     windows = plan(front.durations, rtf, front.energy)
     splicer = Splicer(windows, synthesizer.loudness)  # the make-up gain served (learned by now)
-    spliced = np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows])
+    spliced = np.concatenate([splicer.add(speech_span.decode(backend, front, w.start, w.end, w.join))
+                              for w in windows])
     shorter = backend.decode(front, 0, frames - 1)
+    spoken = speech_span.decode(backend, front, 0, frames)
+    span_start, span_end = speech_span.span(front)
     start, end = synthesizer.pauses.trim(whole)
     steps = []
     for join in splicer.joins:
@@ -102,7 +110,7 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
         steps.append(float(np.abs(np.diff(spliced[join - 240 : join + 240])).max() / max(own, 1e-6)))
     first_end = windows[1].join * UNIT if len(windows) > 1 else end
     level = 20 * np.log10(_rms(spliced[start:first_end]) / max(_rms(whole[start:first_end]), 1e-9))
-    heard = [("whole", whole), ("windowed", spliced), ("one_frame_less", shorter)]
+    heard = [("whole", whole), ("windowed", spliced), ("one_frame_less", shorter), ("speech_span", spoken)]
     leading = {}
     for lead in leads:
         lead_windows = plan(front.durations, rtf, front.energy, lead_frames=lead)
@@ -118,6 +126,9 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     return {"windows": len(windows), "first_window_frames": windows[0].end - windows[0].start, "frames": frames,
             "lsd": log_spectral_distance(spliced[start:end], whole[start:end]),
             "lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
+            "lsd_speech_span": log_spectral_distance(spoken[start:end], whole[start:end]),
+            "speech_span_level_db": float(20 * np.log10(_rms(spoken[start:end]) / max(_rms(whole[start:end]), 1e-9))),
+            "speech_span_frames": span_end - span_start,
             "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers, **leading}
 
 
@@ -148,6 +159,10 @@ def summary(rows: list[dict]) -> dict:
             "cer_whole": sum(r["cer_whole"] * len(r["text"]) for r in mine) / chars,
             "cer_windowed": sum(r["cer_windowed"] * len(r["text"]) for r in mine) / chars,
             "cer_one_frame_less": sum(r["cer_one_frame_less"] * len(r["text"]) for r in mine) / chars,
+            "cer_speech_span": sum(r["cer_speech_span"] * len(r["text"]) for r in mine) / chars,
+            "lsd_speech_span_p50": statistics.median(r["lsd_speech_span"] for r in mine),
+            "speech_span_level_db_p50": statistics.median(r["speech_span_level_db"] for r in mine),
+            "speech_span_frame_share": sum(r["speech_span_frames"] for r in mine) / sum(r["frames"] for r in mine),
             "lsd_p50": statistics.median(r["lsd"] for r in mine),
             "lsd_one_frame_less_p50": statistics.median(r["lsd_one_frame_less"] for r in mine),
             "largest_join_step": max(r["largest_join_step"] for r in mine),

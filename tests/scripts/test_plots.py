@@ -135,3 +135,8 @@ def test_the_windows_plot_draws_each_engines_cer_and_spectral_distance():
     cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": summary}).axes
     assert bar_heights(cer, "#a0aec0") == [0.05, 1.05] and bar_heights(cer, "#2b6cb0") == [0.06, 1.06]
     assert bar_heights(lsd, "#2b6cb0") == [0.6, 1.6] and bar_heights(lsd, "#dd6b20") == [0.4, 1.4]
+    with_span = {engine: {**figures, "cer_speech_span": 0.08 + i, "lsd_speech_span_p50": 0.5 + i}
+                 for i, (engine, figures) in enumerate(summary.items())}
+    cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": with_span}).axes
+    assert bar_heights(cer, "#2f855a") == [0.08, 1.08] and bar_heights(lsd, "#2f855a") == [0.5, 1.5]
+    assert bar_heights(cer, "#2b6cb0") == [0.06, 1.06], "the other bars as before"

@@ -1,0 +1,56 @@
+"""Decode a piece's speech, not the silence the model pads it with (SPEC §7: long text).
+
+Kokoro pads every piece with silence (~290 ms before its first token, ~770 ms after its
+speech, most of that inside the last phoneme's duration), which pauses.py cuts off anyway.
+Decoding it cost about a tenth of each piece's model time, a fixed cost a piece that long text
+paid once per sentence. The front part predicts each frame's energy, so the decoder runs from
+MARGIN_FRAMES before the first token to MARGIN_FRAMES after the last frame of speech energy
+(its onset's context, its decay), and the frames outside are zeros: every sample keeps its
+place in the piece, so its durations, trims and timestamps hold.
+
+The decoder's instance norms take their statistics over the frames they are given, so the
+speech decoded without the silence comes out a little quieter than the whole decode (0.3-1.2 dB
+on the benchmark sentences): every piece of a response is decoded the same way, so its pieces
+keep one level. Measurements: docs/performance.md ("The model's silence is not decoded").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .backend import SAMPLES_PER_DURATION_UNIT as UNIT
+from .backend import AcousticBackend, Front, RunControl
+
+SPEECH_ENERGY = -5.0  # predicted energy above which a frame is speech: the model's silence sits near -9, speech at 2-6
+MARGIN_FRAMES = 8  # decoded before the first token and after the last frame of speech
+MIN_DECODE_FRAMES = 2 * MARGIN_FRAMES  # a window cut to fewer frames than this is decoded as it is
+
+
+def span(front: Front) -> tuple[int, int]:
+    """The frames [start, end) of the piece worth decoding; the whole piece when no frame is
+    predicted to be speech (nothing to tell its silence by)."""
+    frames = front.frames
+    loud = np.flatnonzero(front.energy[:frames] > SPEECH_ENERGY) if front.energy is not None else np.empty(0)
+    if loud.size == 0:
+        return 0, frames
+    return max(0, int(front.durations[0]) - MARGIN_FRAMES), min(frames, int(loud[-1]) + 1 + MARGIN_FRAMES)
+
+
+def decode(backend: AcousticBackend, front: Front, start: int, end: int, join: int | None = None,
+           control: RunControl | None = None) -> np.ndarray:
+    """Frames [start, end) of the piece, the decoder run over their share of its speech span only
+    (zeros elsewhere). `join`: where a later window takes over from the one before it; the window
+    is decoded as it is unless the cut keeps MIN_DECODE_FRAMES past that join (the splice
+    compares the two windows there)."""
+    first, last = span(front)
+    low, high = max(start, first), min(end, last)
+    if (low, high) == (start, end) or high - max(low, join or 0) < MIN_DECODE_FRAMES:
+        return backend.decode(front, start, end, control)
+    audio = np.zeros((end - start) * UNIT, np.float32)
+    decoded = backend.decode(front, low, high, control)
+    if low > start:  # the cut edges fall in the model's silence: ramp them over a frame so that no
+        decoded[:UNIT] *= np.linspace(0.0, 1.0, UNIT, dtype=np.float32)  # edge transient counts as sound
+    if high < end:
+        decoded[-UNIT:] *= np.linspace(1.0, 0.0, UNIT, dtype=np.float32)
+    audio[(low - start) * UNIT : (high - start) * UNIT] = decoded
+    return audio
