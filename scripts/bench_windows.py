@@ -13,8 +13,8 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
   decode within 50 ms of it (1.0: no step the model does not make itself);
 - the first window's level, made up as served, against the whole decode's, in dB (its
   statistics are its own: windows.Loudness);
-- the whole decode of the speech span only, as the server decodes a piece run alone
-  (engine/speech_span.py: the model's silence around it not decoded): its CER, log-spectral
+- the decode of the speech span only, as the server decodes a response's later pieces
+  (engine/speech_span.py: the model's silence around them not decoded): its CER, log-spectral
   distance and level against the whole decode, and the share of the frames it decodes;
 - with --lead-frames 4,8,99: the windowed decode's CER and first-window frames with the first
   window starting that many frames before the speech (99: at the piece's start), no make-up.
@@ -88,8 +88,8 @@ def measured_rtf(synthesizer, language: str) -> float:
 
 
 def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int]) -> dict:
-    """The decoder's output for the piece: whole, in windows (spliced, their speech only, as
-    served), whole less one frame, and its speech span only; their distances and each one's CER
+    """The decoder's output for the piece: whole, in windows (spliced), whole less one frame, and
+    over its speech span only (as a later piece is decoded); their distances and each one's CER
     (trimmed as served: pauses.trim of the whole decode)."""
     backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve("default")
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
@@ -98,10 +98,9 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     whole = backend.decode(front, 0, frames)
     windows = plan(front.durations, rtf, front.energy)
     splicer = Splicer(windows, synthesizer.loudness)  # the make-up gain served (learned by now)
-    spliced = np.concatenate([splicer.add(speech_span.decode(backend, front, w.start, w.end, w.join))
-                              for w in windows])
+    spliced = np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows])
     shorter = backend.decode(front, 0, frames - 1)
-    spoken = speech_span.decode(backend, front, 0, frames)
+    spoken = speech_span.decode(backend, front)
     span_start, span_end = speech_span.span(front)
     start, end = synthesizer.pauses.trim(whole)
     steps = []

@@ -3,10 +3,10 @@
 Only the scheduler calls it, from its one model thread. A backend that can batch
 (`infer_batch`) gets pieces of different sessions together; others run them one by one.
 A windowed job runs its front part with its first window (windows.py) and one window a run
-after that. A runner of one piece a run (the CPU engines) decodes only a piece's speech, not the
-model's silence around it (speech_span.py); one that batches (the GPU's) decodes every piece
-whole, so that a piece sounds the same alone as in a batch. A run given a RunControl raises
-Interrupted as soon as the scheduler interrupts it.
+after that. A runner of one piece a run (the CPU engines) decodes a response's later pieces
+over their speech only, not the model's silence around them (speech_span.py); one that batches
+(the GPU's) decodes every piece whole, so that a piece sounds the same alone as in a batch. A
+run given a RunControl raises Interrupted as soon as the scheduler interrupts it.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ class ModelRunner:
     interruptible = True  # both backends honour a RunControl (the scheduler's preemption)
 
     def __init__(self, backend: AcousticBackend, max_batch: int | None = None, speech_only: bool | None = None):
-        """speech_only: decode each piece's speech span only (default: when it runs one piece a run)."""
+        """speech_only: decode later pieces' speech spans only (default: when it runs one piece a run)."""
         self.backend = backend
         batched = getattr(backend, "infer_batch", None) is not None
         self.max_batch = max(1, max_batch or getattr(backend, "default_max_batch", 1)) if batched else 1
@@ -33,7 +33,7 @@ class ModelRunner:
         """Results in order; more jobs than a batch holds run as several batches."""
         if any(job.split is not None for job in jobs):
             return [self._window(job, control) for job in jobs]
-        if self.speech_only:
+        if self.speech_only and all(job.later for job in jobs):
             return [self._speech(job, control) for job in jobs]
         if len(jobs) == 1 or self.max_batch == 1:
             return [self.backend.infer(job.ids, job.style, job.speed, control) for job in jobs]
@@ -45,8 +45,7 @@ class ModelRunner:
 
     def _speech(self, job: Job, control: RunControl | None) -> Inference:
         front = self.backend.front(job.ids, job.style, job.speed, control)
-        return Inference(audio=speech_span.decode(self.backend, front, 0, front.frames, control=control),
-                         durations=front.durations)
+        return Inference(audio=speech_span.decode(self.backend, front, control), durations=front.durations)
 
     def _window(self, job: Job, control: RunControl | None) -> Inference:
         split = job.split
@@ -56,8 +55,5 @@ class ModelRunner:
             split.front_seconds = time.perf_counter() - began
             split.windows, split.front = windows.plan(front.durations, split.rtf, front.energy), front
         window = split.windows[job.window]
-        if self.speech_only:
-            audio = speech_span.decode(self.backend, split.front, window.start, window.end, window.join, control)
-        else:
-            audio = self.backend.decode(split.front, window.start, window.end, control)
+        audio = self.backend.decode(split.front, window.start, window.end, control)
         return Inference(audio=audio, durations=split.front.durations, window=window)

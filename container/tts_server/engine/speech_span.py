@@ -8,10 +8,11 @@ MARGIN_FRAMES before the first token to MARGIN_FRAMES after the last frame of sp
 (its onset's context, its decay), and the frames outside are zeros: every sample keeps its
 place in the piece, so its durations, trims and timestamps hold.
 
-The decoder's instance norms take their statistics over the frames they are given, so the
-speech decoded without the silence comes out a little quieter than the whole decode (0.3-1.2 dB
-on the benchmark sentences): every piece of a response is decoded the same way, so its pieces
-keep one level. Measurements: docs/performance.md ("The model's silence is not decoded").
+Only a response's later pieces (tokens.later): its first piece's cost is first audio's, and its
+windows (windows.py) and their make-up were measured against the whole decode. The decoder's
+instance norms take their statistics over the frames they are given, so speech decoded without
+the silence comes out about a dB quieter than the whole decode (0.6-1.6 over the speech
+corpus). Measurements: docs/performance.md ("The model's silence is not decoded").
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ from .backend import AcousticBackend, Front, RunControl
 
 SPEECH_ENERGY = -5.0  # predicted energy above which a frame is speech: the model's silence sits near -9, speech at 2-6
 MARGIN_FRAMES = 8  # decoded before the first token and after the last frame of speech
-MIN_DECODE_FRAMES = 2 * MARGIN_FRAMES  # a window cut to fewer frames than this is decoded as it is
 
 
 def span(front: Front) -> tuple[int, int]:
@@ -36,21 +36,16 @@ def span(front: Front) -> tuple[int, int]:
     return max(0, int(front.durations[0]) - MARGIN_FRAMES), min(frames, int(loud[-1]) + 1 + MARGIN_FRAMES)
 
 
-def decode(backend: AcousticBackend, front: Front, start: int, end: int, join: int | None = None,
-           control: RunControl | None = None) -> np.ndarray:
-    """Frames [start, end) of the piece, the decoder run over their share of its speech span only
-    (zeros elsewhere). `join`: where a later window takes over from the one before it; the window
-    is decoded as it is unless the cut keeps MIN_DECODE_FRAMES past that join (the splice
-    compares the two windows there)."""
-    first, last = span(front)
-    low, high = max(start, first), min(end, last)
-    if (low, high) == (start, end) or high - max(low, join or 0) < MIN_DECODE_FRAMES:
-        return backend.decode(front, start, end, control)
-    audio = np.zeros((end - start) * UNIT, np.float32)
+def decode(backend: AcousticBackend, front: Front, control: RunControl | None = None) -> np.ndarray:
+    """The piece's audio, the decoder run over its speech span only (zeros elsewhere)."""
+    low, high = span(front)
+    if (low, high) == (0, front.frames):
+        return backend.decode(front, 0, front.frames, control)
+    audio = np.zeros(front.frames * UNIT, np.float32)
     decoded = backend.decode(front, low, high, control)
-    if low > start:  # the cut edges fall in the model's silence: ramp them over a frame so that no
+    if low > 0:  # the cut edges fall in the model's silence: ramp them over a frame so that no
         decoded[:UNIT] *= np.linspace(0.0, 1.0, UNIT, dtype=np.float32)  # edge transient counts as sound
-    if high < end:
+    if high < front.frames:
         decoded[-UNIT:] *= np.linspace(1.0, 0.0, UNIT, dtype=np.float32)
-    audio[(low - start) * UNIT : (high - start) * UNIT] = decoded
+    audio[low * UNIT : high * UNIT] = decoded
     return audio

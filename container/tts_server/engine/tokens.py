@@ -48,6 +48,7 @@ class Job:
     speed: float
     split: Split | None = None
     window: int = 0
+    later: bool = False  # a response's later piece: decoded over its speech only (speech_span.py)
 
     @property
     def work(self) -> int:
@@ -133,6 +134,13 @@ def windowed(piece: Piece, rtf: float) -> Piece:
     if len(piece.jobs) != 1:
         return piece
     return replace(piece, jobs=[replace(piece.jobs[0], split=Split(rtf))])
+
+
+def later(piece: Piece) -> Piece:
+    """The piece as a response's later piece: decoded over its speech only where the runner does
+    that (runner.py); a first piece is decoded whole, in windows or not (its first audio, and the
+    windows' make-up, are measured against that)."""
+    return replace(piece, jobs=[replace(job, later=True) for job in piece.jobs])
 
 
 def _chunks(tokens: list[Token], spans: list[PhonemeSpan], limit: int) -> list[list[Token]]:

@@ -21,7 +21,7 @@ from tts_text.chunker import split_sentences
 from ..audio.pipeline import AudioOutput
 from ..engine.backend import SAMPLE_RATE
 from ..engine.output import Alignment, SegmentAudio
-from ..engine.tokens import Piece
+from ..engine.tokens import Piece, later
 from ..runtime import ModelRuntime
 from ..scheduler import Stream
 from ..wire.errors import ProtocolError
@@ -113,6 +113,8 @@ class ResponseRenderer:
         piece = await self._next_piece(first, *pace)
         if first and pacing is not None and pacing.first_window:
             piece = synthesizer.windowed(piece, pacing.rtf)
+        elif not first:
+            piece = later(piece)
         self._tokens += _tokens_of(piece)
         split = piece.jobs[0].split if piece.jobs else None
         if split is None:

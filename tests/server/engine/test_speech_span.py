@@ -1,10 +1,11 @@
-"""A piece run alone is decoded over its speech only: the model's silence around it is not decoded,
-every sample stays in its place, and what the server keeps of the piece (pauses.trim) sounds as
-the whole decode does. Unit checks on a decoder double that records what it was asked for; the
-real model through the runner, against its own whole decode."""
+"""A response's later piece, run alone, is decoded over its speech only: the model's silence around
+it is not decoded, every sample stays in its place, and what the server keeps of the piece
+(pauses.trim) sounds as the whole decode does. Unit checks on a decoder double that records what
+it was asked for; the real model through the runner, against its own whole decode."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -16,7 +17,7 @@ from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.backend import Front
 from tts_server.engine.factory import build_synthesizer
 from tts_server.engine.pauses import Pauses
-from tts_server.engine.speech_span import MARGIN_FRAMES, MIN_DECODE_FRAMES, span
+from tts_server.engine.speech_span import MARGIN_FRAMES, span
 
 SILENCE, SPEECH = -9.0, 4.0  # the model's predicted energy in its pads and in speech
 
@@ -58,7 +59,7 @@ def test_a_piece_with_no_frame_of_speech_energy_is_decoded_whole():
 
 def test_the_decoder_runs_over_the_span_only_and_every_sample_keeps_its_place():
     front, decoder = piece(lead=12, speech=60, tail=30), RecordingDecoder()
-    audio = speech_span.decode(decoder, front, 0, front.frames)
+    audio = speech_span.decode(decoder, front)
     low, high = span(front)
     assert decoder.calls == [(low, high)]
     assert len(audio) == front.frames * UNIT, "the durations still account for every sample"
@@ -68,19 +69,10 @@ def test_the_decoder_runs_over_the_span_only_and_every_sample_keeps_its_place():
     edges = audio[low * UNIT : (low + 1) * UNIT], audio[(high - 1) * UNIT : high * UNIT]
     assert edges[0][0] == 0 and edges[0][-1] > 0.99 * (low + 1), "the first decoded frame ramps in"
     assert edges[1][-1] == 0 and edges[1][0] > 0.99 * high, "the last one ramps out"
-
-
-def test_a_window_inside_the_span_or_ending_too_soon_after_its_join_is_decoded_as_it_is():
-    front = piece(lead=12, speech=60, tail=30)
-    low, high = span(front)
-    decoder = RecordingDecoder()
-    inside = speech_span.decode(decoder, front, 20, 50, join=28)
-    assert decoder.calls == [(20, 50)] and np.array_equal(inside, np.repeat(np.arange(20, 50, dtype=np.float32) + 1, UNIT))
-    last_cut = speech_span.decode(decoder, front, 40, front.frames, join=48)
-    assert decoder.calls[-1] == (40, high) and len(last_cut) == (front.frames - 40) * UNIT
-    join = high - MIN_DECODE_FRAMES + 1  # the splice would compare the windows where one is cut away
-    speech_span.decode(decoder, front, join - 8, front.frames, join=join)
-    assert decoder.calls[-1] == (join - 8, front.frames)
+    silent = piece()
+    silent.energy[:] = SILENCE
+    assert np.array_equal(speech_span.decode(decoder, silent), decoder.decode(silent, 0, silent.frames)), \
+        "no speech to tell by: decoded whole, nothing ramped"
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +90,7 @@ def spoken():
 
     backend.decode = recorded
     try:
-        (result,) = synthesizer.runner.run([job])
+        (result,) = synthesizer.runner.run([replace(job, later=True)])
     finally:
         del backend.decode
     front = backend.front(job.ids, job.style, job.speed)
@@ -143,13 +135,14 @@ class BatchingBackend(RecordingDecoder):
         return [self.infer(*item) for item in items]
 
 
-@pytest.mark.parametrize("max_batch, speech_only", [(1, True), (4, False)])
-def test_a_runner_of_one_piece_a_run_decodes_speech_only_and_one_that_batches_every_piece_whole(max_batch, speech_only):
+@pytest.mark.parametrize("max_batch, later, spans", [(1, True, True), (1, False, False), (4, True, False)])
+def test_a_runner_of_one_piece_a_run_decodes_later_pieces_speech_only(max_batch, later, spans):
+    """A response's first piece is decoded whole (its first audio is measured against that), and
+    so is every piece of a runner that batches (a piece alone sounds as it would in a batch)."""
     from tts_server.engine.runner import ModelRunner
 
     backend = BatchingBackend()
-    runner = ModelRunner(backend, max_batch)
-    (result,) = runner.run([SimpleNamespace(ids=[1] * 20, style=None, speed=1.0, split=None)])
-    assert runner.speech_only is speech_only and len(result.audio) == piece().frames * UNIT
-    assert (backend.calls, backend.whole) == (([span(piece())], []) if speech_only else ([], [20])), \
-        "a piece alone sounds as it would in a batch"
+    (result,) = ModelRunner(backend, max_batch).run([SimpleNamespace(ids=[1] * 20, style=None, speed=1.0, split=None,
+                                                                     later=later)])
+    assert len(result.audio) == piece().frames * UNIT
+    assert (backend.calls, backend.whole) == (([span(piece())], []) if spans else ([], [20]))

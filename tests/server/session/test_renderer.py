@@ -30,6 +30,7 @@ class MergingSynthesizer:
 
     def __init__(self):
         self.runs = []  # the text of each model call
+        self.later = []  # whether each call's job was marked a later piece (decoded over its speech only)
         self.runner = self
 
     def prepare(self, text, start, end, style, speed, language):
@@ -42,6 +43,7 @@ class MergingSynthesizer:
         return Piece(first.text, first.start, last.end, [], [], [Job(tuple(range(tokens)), style, speed)], 0.0, breaks)
 
     def run(self, jobs, control=None):
+        self.later += [job.later for job in jobs]
         return [len(job.ids) for job in jobs]
 
     def assemble(self, piece, results, engine_seconds):
@@ -71,6 +73,7 @@ async def test_later_pieces_merge_as_many_sentences_as_the_stream_is_ahead(rtf, 
     await engine.submit(request(TEXT, rid="r", with_timestamps=True))
     await engine.drain()
     assert synthesizer.runs == runs
+    assert synthesizer.later == [False] + [True] * (len(runs) - 1), "the first piece decoded whole, the later ones not"
     done = next(e for e in events if isinstance(e, ResponseDone))
     assert done.status == "completed" and done.audio_ms == 100 * len(TEXT)
     chunks = [e for e in events if isinstance(e, AudioChunk)]
