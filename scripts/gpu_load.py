@@ -28,7 +28,7 @@ class _TimedRunner(ModelRunner):
     """The runner, remembering each run's seconds, batch size and padding."""
 
     def __init__(self, backend, max_batch: int):
-        super().__init__(backend, max_batch, speech_only=False)  # pieces whole at every size: like for like
+        super().__init__(backend, max_batch)
         self.runs: list[tuple[float, int, float]] = []
 
     def run(self, jobs, control=None):

@@ -22,12 +22,11 @@ from .tokens import Job
 class ModelRunner:
     interruptible = True  # both backends honour a RunControl (the scheduler's preemption)
 
-    def __init__(self, backend: AcousticBackend, max_batch: int | None = None, speech_only: bool | None = None):
-        """speech_only: decode later pieces' speech spans only (default: when it runs one piece a run)."""
+    def __init__(self, backend: AcousticBackend, max_batch: int | None = None):
         self.backend = backend
         batched = getattr(backend, "infer_batch", None) is not None
         self.max_batch = max(1, max_batch or getattr(backend, "default_max_batch", 1)) if batched else 1
-        self.speech_only = self.max_batch == 1 if speech_only is None else speech_only
+        self.speech_only = self.max_batch == 1  # later pieces over their speech only (speech_span.py)
 
     def run(self, jobs: Sequence[Job], control: RunControl | None = None) -> list[Inference]:
         """Results in order; more jobs than a batch holds run as several batches."""
