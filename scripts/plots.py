@@ -249,25 +249,25 @@ def plot_bench_peers(data: dict) -> Figure:
 
 def plot_bench_windows(data: dict) -> Figure:
     """make bench-windows: per engine, the listener's CER and the log-spectral distance of the first
-    piece decoded in windows and of its speech span decoded alone (as a piece run alone is served),
+    piece decoded in windows and of its speech span alone (as a response's later pieces are decoded),
     beside the whole decode's and that of the whole decode of one frame less."""
     summary = data["summary"]
     engines = list(summary)
     figure, (cer, lsd) = _figure(2, "make bench-windows: a first piece in windows against the whole decode", width=5)
     x = range(len(engines))
     span = "cer_speech_span" in summary[engines[0]]  # JSONs from before the speech span have none
-    bars = [("cer_whole", "whole", GREY), ("cer_windowed", "in windows", BLUE),
-            ("cer_one_frame_less", "whole, one frame less", ORANGE)] + [("cer_speech_span", "speech span", GREEN)] * span
-    width = 0.8 / len(bars)
-    for k, (key, label, colour) in enumerate(bars):
-        _label_bars(cer, cer.bar([i - 0.4 + width * (k + 0.5) for i in x], [summary[e][key] for e in engines], width,
-                                 color=colour, label=label), "{:.3f}")
-    bars = [("lsd_p50", "in windows", BLUE), ("lsd_one_frame_less_p50", "whole, one frame less", ORANGE)] + \
-        [("lsd_speech_span_p50", "speech span", GREEN)] * span
-    width = 0.8 / len(bars)
-    for k, (key, label, colour) in enumerate(bars):
-        _label_bars(lsd, lsd.bar([i - 0.4 + width * (k + 0.5) for i in x], [summary[e][key] for e in engines], width,
-                                 color=colour, label=label), "{:.2f}")
+    groups = [
+        (cer, "{:.3f}", [("cer_whole", "whole", GREY), ("cer_windowed", "in windows", BLUE),
+                         ("cer_one_frame_less", "whole, one frame less", ORANGE)]
+         + [("cer_speech_span", "speech span", GREEN)] * span),
+        (lsd, "{:.2f}", [("lsd_p50", "in windows", BLUE), ("lsd_one_frame_less_p50", "whole, one frame less", ORANGE)]
+         + [("lsd_speech_span_p50", "speech span", GREEN)] * span),
+    ]
+    for axis, fmt, bars in groups:
+        width = 0.8 / len(bars)
+        for k, (key, label, colour) in enumerate(bars):
+            _label_bars(axis, axis.bar([i - 0.4 + width * (k + 0.5) for i in x], [summary[e][key] for e in engines],
+                                       width, color=colour, label=label), fmt)
     for axis, label in ((cer, "listener's CER over the corpus"), (lsd, "log-spectral distance from the whole, p50")):
         axis.set_xticks(list(x), engines, fontsize=8)
         axis.set_ylabel(label)

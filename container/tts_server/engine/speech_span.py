@@ -30,7 +30,9 @@ def span(front: Front) -> tuple[int, int]:
     """The frames [start, end) of the piece worth decoding; the whole piece when no frame is
     predicted to be speech (nothing to tell its silence by)."""
     frames = front.frames
-    loud = np.flatnonzero(front.energy[:frames] > SPEECH_ENERGY) if front.energy is not None else np.empty(0)
+    if front.energy is None:
+        return 0, frames
+    loud = np.flatnonzero(front.energy[:frames] > SPEECH_ENERGY)
     if loud.size == 0:
         return 0, frames
     return max(0, int(front.durations[0]) - MARGIN_FRAMES), min(frames, int(loud[-1]) + 1 + MARGIN_FRAMES)
