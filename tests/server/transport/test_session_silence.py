@@ -46,6 +46,7 @@ async def test_speech_starts_at_once_and_sentences_are_a_pause_apart(request, en
     runs = silent_runs_ms(samples, rate)
     gaps = [length for _, length in runs if length >= 120]
     # where each quiet run lies, for a failure's reader: within a sentence or between two
-    heard = f"silent runs (start ms, length ms) {[(int(a), int(b)) for a, b in runs if b >= 50]} in {len(samples) * 1000 // rate} ms"
+    quiet = [(int(start), int(length)) for start, length in runs if length >= 50]
+    heard = f"silent runs (start ms, length ms) {quiet} in {len(samples) * 1000 // rate} ms"
     assert len(gaps) == SENTENCES - 1, heard
     assert all(150 <= gap <= 500 for gap in gaps), heard
