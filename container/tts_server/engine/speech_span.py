@@ -30,12 +30,15 @@ def span(front: Front) -> tuple[int, int]:
     """The frames [start, end) of the piece worth decoding; the whole piece when no frame is
     predicted to be speech (nothing to tell its silence by)."""
     frames = front.frames
-    if front.energy is None:
+    if front.energy is None or not np.any(front.energy[:frames] > SPEECH_ENERGY):
         return 0, frames
-    loud = np.flatnonzero(front.energy[:frames] > SPEECH_ENERGY)
-    if loud.size == 0:
-        return 0, frames
-    return max(0, int(front.durations[0]) - MARGIN_FRAMES), min(frames, int(loud[-1]) + 1 + MARGIN_FRAMES)
+    return max(0, int(front.durations[0]) - MARGIN_FRAMES), span_end(front.energy, frames)
+
+
+def span_end(energy: np.ndarray, frames: int) -> int:
+    """MARGIN_FRAMES past the last frame predicted to be speech; `frames` when none is."""
+    loud = np.flatnonzero(energy[:frames] > SPEECH_ENERGY)
+    return frames if loud.size == 0 else min(frames, int(loud[-1]) + 1 + MARGIN_FRAMES)
 
 
 def decode(backend: AcousticBackend, front: Front, control: RunControl | None = None) -> np.ndarray:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import speech_span
 from .backend import SAMPLES_PER_DURATION_UNIT as UNIT
 
 CONTEXT_FRAMES = 8  # decoded past each side of a join
@@ -56,9 +57,13 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
     one window (the whole piece) when that would not pay. With the predicted energy per frame,
     each join moves up to JOIN_SLACK_FRAMES to the quietest frame near it (a closure or a pause
-    rather than the middle of a vowel). `lead_frames`: as LEAD_FRAMES (scripts/bench_windows.py
-    --lead-frames tries others)."""
+    rather than the middle of a vowel), and a later window keeps as many frames of speech past
+    its join as of the piece's frames: the decoder's instance norms, given mostly the model's
+    silence, scale its near-zero features up into noise (a window of the last 10 frames of a
+    piece peaks at +10 dBFS), so no join goes into the silence after the speech. `lead_frames`:
+    as LEAD_FRAMES (scripts/bench_windows.py --lead-frames tries others)."""
     frames, lead = int(durations.sum()), int(durations[0])
+    spoken = frames if energy is None else speech_span.span_end(energy, frames)
     speech = frames - lead
     needed = rtf * (speech + CONTEXT_FRAMES) / (1 + rtf)  # audio of the first window covers the rest's run
     first = int(np.clip(np.ceil(needed), MIN_WINDOW_FRAMES, max(MIN_WINDOW_FRAMES, FIRST_WINDOW_SHARE * speech)))
@@ -68,7 +73,7 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     while True:  # each window as long as the one before it plays for; the rest whole once that stops growing
         size = int(ahead / max(rtf, 1e-3)) - 2 * CONTEXT_FRAMES
         following = joins[-1] + size
-        if size <= ahead or frames - following < max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES:
+        if size <= ahead or spoken - following < max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES:
             break
         joins.append(following)
         ahead = size

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from cores import ENGINE_THREADS
 
-from tts_server.engine import windows
+from tts_server.engine import speech_span, windows
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
 from tts_server.engine.windows import CONTEXT_FRAMES, CROSSFADE_SAMPLES, RAMP_SAMPLES, Splicer, Window, plan
@@ -275,3 +275,31 @@ def test_the_real_models_piece_is_cut_alike_whatever_make_up_its_server_has_lear
             assert len(lengths) == 1, f"{text}: {sorted(lengths)} samples"
     finally:
         synthesizer.loudness.makeup_db = learned
+
+
+def test_no_join_falls_in_the_silence_after_the_speech():
+    """A later window needs speech past its join: given mostly the model's silence, the decoder's
+    instance norms scale it up into noise."""
+    d = durations(speech=90, tail=30)
+    energy = np.full(int(d.sum()), 3.0, np.float32)
+    energy[12 + 40 :] = -9.0  # speech ends 40 frames in: the rest is the model's silence
+    spoken = speech_span.span_end(energy, len(energy))
+    for rtf in (0.3, 0.45, 0.6, 0.8):
+        found = plan(d, rtf, energy)
+        assert all(spoken - w.join >= windows.MIN_WINDOW_FRAMES + CONTEXT_FRAMES for w in found[1:]), (rtf, found)
+    assert len(plan(d, 0.6)) > len(plan(d, 0.6, energy)), "without the energy the frames past the speech count"
+
+
+def test_the_real_models_last_window_keeps_the_silence_after_the_speech_silent(synthesizer):
+    """The plan that once put a join 4 frames before this sentence's speech ended (its last window
+    then decoded the model's silence at -23 dBFS, heard as a click after the sentence)."""
+    text = "駅までの道を教えてください。"
+    job = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book("ja").resolve("default"), 1.0, "ja").jobs[0]
+    backend = synthesizer.backend
+    front = backend.front(job.ids, job.style, job.speed)
+    spoken = speech_span.span_end(front.energy, front.frames)
+    for rtf in (0.4, 0.6):
+        found = plan(front.durations, rtf, front.energy)
+        audio, _ = spliced(Splicer(found), found, lambda window, _: backend.decode(front, window.start, window.end))
+        after = audio[spoken * UNIT :]
+        assert 20 * np.log10(np.abs(after).max()) < -50, (rtf, found)
