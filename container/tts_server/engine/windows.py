@@ -57,11 +57,11 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
     one window (the whole piece) when that would not pay. With the predicted energy per frame,
     each join moves up to JOIN_SLACK_FRAMES to the quietest frame near it (a closure or a pause
-    rather than the middle of a vowel), and a later window keeps as many frames of speech past
-    its join as of the piece's frames: the decoder's instance norms, given mostly the model's
-    silence, scale its near-zero features up into noise (a window of the last 10 frames of a
-    piece peaks at +10 dBFS), so no join goes into the silence after the speech. `lead_frames`:
-    as LEAD_FRAMES (scripts/bench_windows.py --lead-frames tries others)."""
+    rather than the middle of a vowel), and a later window's frames after its join are counted to
+    the end of the speech (speech_span.span_end), not of the piece: given mostly the model's
+    silence, the decoder's instance norms scale its near-zero features up into noise (the last
+    10 frames of a piece decoded alone peak at +10 dBFS), so no join goes into that silence.
+    `lead_frames`: as LEAD_FRAMES (scripts/bench_windows.py --lead-frames tries others)."""
     frames, lead = int(durations.sum()), int(durations[0])
     spoken = frames if energy is None else speech_span.span_end(energy, frames)
     speech = frames - lead

@@ -291,8 +291,9 @@ def test_no_join_falls_in_the_silence_after_the_speech():
 
 
 def test_the_real_models_last_window_keeps_the_silence_after_the_speech_silent(synthesizer):
-    """The plan that once put a join 4 frames before this sentence's speech ended (its last window
-    then decoded the model's silence at -23 dBFS, heard as a click after the sentence)."""
+    """The plans that once put a join past this sentence's last frame of speech (at 0.6: 4 frames
+    before the end of its span), whose last window then decoded the model's silence into noise
+    up to -23 dBFS, kept as sound after the sentence."""
     text = "駅までの道を教えてください。"
     job = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book("ja").resolve("default"), 1.0, "ja").jobs[0]
     backend = synthesizer.backend
