@@ -17,7 +17,10 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
   (engine/speech_span.py: the model's silence around them not decoded): its CER, log-spectral
   distance and level against the whole decode, and the share of the frames it decodes;
 - with --lead-frames 4,8,99: the windowed decode's CER and first-window frames with the first
-  window starting that many frames before the speech (99: at the piece's start), no make-up.
+  window starting that many frames before the speech (99: at the piece's start), no make-up;
+- with --joins, for a piece of three windows or more: its CER with its first join only (the
+  rest decoded whole after it) and with its first window reaching the second join (every
+  later join kept): which join costs the listener.
 
     .venv/bin/python scripts/bench_windows.py --model-dir .cache/model-dir --json reports/bench-windows.json
 
@@ -45,7 +48,7 @@ from plots import save_plot
 from tts_server.engine import speech_span
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
-from tts_server.engine.windows import Splicer, plan
+from tts_server.engine.windows import Splicer, Window, plan
 from tts_text.chunker import split_sentences
 
 # More sentences for the listener than the test's corpus: it flips on a sentence now and then,
@@ -87,7 +90,8 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
-def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int]) -> dict:
+def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int],
+            joins: bool = False) -> dict:
     """The decoder's output for the piece: whole, in windows (spliced), whole less one frame, and
     over its speech span only (as a later piece is decoded); their distances and each one's CER
     (trimmed as served: pauses.trim of the whole decode)."""
@@ -117,6 +121,15 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
         heard.append((f"lead{lead}", np.concatenate([lead_splicer.add(backend.decode(front, w.start, w.end))
                                                      for w in lead_windows])))
         leading[f"first_window_frames_lead{lead}"] = lead_windows[0].end - lead_windows[0].start
+    if joins and len(windows) > 2:
+        context = windows[1].join - windows[1].start
+        first, second = windows[1].join, windows[2].join
+        for name, variant in (("first_join_only", [windows[0], Window(first - context, frames, first)]),
+                              ("no_first_join", [Window(windows[0].start, second + context, windows[0].join),
+                                                 *windows[2:]])):
+            variant_splicer = Splicer(variant, synthesizer.loudness)
+            heard.append((name, np.concatenate([variant_splicer.add(backend.decode(front, w.start, w.end))
+                                                for w in variant])))
     cers = {}
     for name, audio in heard:
         path = scratch / f"{name}.wav"
@@ -132,7 +145,7 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
 
 
 def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path,
-          leads: list[int], limit: int | None = None) -> list[dict]:
+          leads: list[int], limit: int | None = None, joins: bool = False) -> list[dict]:
     synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
     rows = []
     for language in languages:
@@ -142,7 +155,7 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
         synthesizer.synthesize(warm, 0, len(warm), style, 1.0, language, rtf=speed)
         for text in CORPUS[language][:limit]:
             row = {"engine": synthesizer.backend.name, "language": language, "text": text, "rtf": speed,
-                   **decodes(synthesizer, text, language, speed, scratch, leads)}
+                   **decodes(synthesizer, text, language, speed, scratch, leads, joins)}
             rows.append(row)
             print(json.dumps(row, ensure_ascii=False), flush=True)
     return rows
@@ -172,6 +185,12 @@ def summary(rows: list[dict]) -> dict:
         for lead in (int(key.removeprefix("cer_lead")) for key in mine[0] if key.startswith("cer_lead")):
             out[engine][f"cer_lead{lead}"] = sum(r[f"cer_lead{lead}"] * len(r["text"]) for r in mine) / chars
             out[engine][f"first_window_frames_lead{lead}"] = sum(r[f"first_window_frames_lead{lead}"] for r in mine)
+        isolated = [r for r in mine if "cer_first_join_only" in r]
+        if isolated:  # --joins: over the pieces of three windows or more only
+            characters = sum(len(r["text"]) for r in isolated)
+            out[engine]["joins"] = {"pieces": len(isolated), **{
+                key: sum(r[key] * len(r["text"]) for r in isolated) / characters
+                for key in ("cer_whole", "cer_windowed", "cer_first_join_only", "cer_no_first_join")}}
     return out
 
 
@@ -188,6 +207,8 @@ def main() -> None:
     parser.add_argument("--lead-frames", default="", help="also decode with the first window starting these many "
                         "frames before the speech, comma-separated (99: at the piece's start), no make-up")
     parser.add_argument("--corpus-limit", type=int, help="the first N sentences of each language only")
+    parser.add_argument("--joins", action="store_true", help="also decode a piece of three windows or more with its "
+                        "first join only and with no first join (which join costs the listener)")
     parser.add_argument("--json", type=Path, default=Path("reports/bench-windows.json"))
     args = parser.parse_args()
     if not intelligibility.listener_ready():
@@ -197,7 +218,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         for engine in args.engines.split(","):
             rows += score(engine, args.model_dir if engine == "torch" else None, args.languages.split(","), args.rtf,
-                          Path(scratch), [int(lead) for lead in args.lead_frames.split(",") if lead], args.corpus_limit)
+                          Path(scratch), [int(lead) for lead in args.lead_frames.split(",") if lead], args.corpus_limit,
+                          args.joins)
     figures = {"benchmark": "bench-windows", "load_average": {"before": load_before, "after": os.getloadavg()},
                "summary": summary(rows), "rows": rows}
     print(json.dumps(figures["summary"], indent=2))
