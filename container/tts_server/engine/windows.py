@@ -28,7 +28,7 @@ from . import speech_span
 from .backend import SAMPLES_PER_DURATION_UNIT as UNIT
 
 CONTEXT_FRAMES = 8  # decoded past each side of a join
-LEAD_FRAMES = 4  # a first window starts this far before the first token: the model's onset starts early
+LEAD_FRAMES = 8  # a first window starts this far before the first token: its onset needs the silence before it
 MIN_WINDOW_FRAMES = 8  # audible frames of a first window at least; a piece shorter than two is decoded whole
 FIRST_WINDOW_SHARE = 0.25  # a first window holds at most this share of the piece's frames past its lead
 JOIN_SLACK_FRAMES = 3  # a join moves this far at most to the quietest frame near it

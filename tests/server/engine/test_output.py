@@ -88,7 +88,7 @@ def test_where_a_windowed_piece_is_cut_does_not_follow_the_learned_make_up_gain(
     (windows.Loudness); the cut is decided on the audio as decoded, so a blip in the model's lead
     silence that only the gain makes audible is cut with the rest of that silence."""
     audio = audio_of(DURATIONS, silent_tokens={5, 11})
-    # in the lead the first window decodes (from 4 frames before the speech, faded in over its first),
+    # in the lead the first window decodes (from LEAD_FRAMES before the speech, faded in over its first),
     # 75 ms before the speech, at -45 dBFS: under the -42 dBFS of audible until made up
     blip = 9 * UNIT
     audio[blip : blip + 48] = 10 ** (-45 / 20)
