@@ -30,6 +30,7 @@ Writes the JSON and a plot beside it (bench-windows.png).
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import statistics
@@ -127,7 +128,7 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
         for name, variant in (("first_join_only", [windows[0], Window(first - context, frames, first)]),
                               ("no_first_join", [Window(windows[0].start, second + context, windows[0].join),
                                                  *windows[2:]])):
-            variant_splicer = Splicer(variant, synthesizer.loudness)
+            variant_splicer = Splicer(variant, copy.copy(synthesizer.loudness))  # served's gain, not taught by it
             heard.append((name, np.concatenate([variant_splicer.add(backend.decode(front, w.start, w.end))
                                                 for w in variant])))
     cers = {}
