@@ -19,8 +19,6 @@ IGNORED = {
 REGIONS = ["us-east-1", "eu-west-1"]
 
 
-
-
 # Synthesized when a test asks, not when the file is collected: every pytest-xdist worker collects
 # every file, and synthesizing these templates there cost each worker ~8 s of the suite.
 @pytest.fixture(scope="module")
