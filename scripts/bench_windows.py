@@ -162,17 +162,21 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
     return rows
 
 
+def weighted_cer(rows: list[dict], key: str) -> float:
+    """The CER of `key` over the rows' texts together: each sentence weighted by its characters."""
+    return sum(r[key] * len(r["text"]) for r in rows) / sum(len(r["text"]) for r in rows)
+
+
 def summary(rows: list[dict]) -> dict:
     """Per engine: the corpus CER (weighted by characters) both ways, and the decodes' medians and worst."""
     out = {}
     for engine in dict.fromkeys(r["engine"] for r in rows):
         mine = [r for r in rows if r["engine"] == engine]
-        chars = sum(len(r["text"]) for r in mine)
         out[engine] = {
-            "cer_whole": sum(r["cer_whole"] * len(r["text"]) for r in mine) / chars,
-            "cer_windowed": sum(r["cer_windowed"] * len(r["text"]) for r in mine) / chars,
-            "cer_one_frame_less": sum(r["cer_one_frame_less"] * len(r["text"]) for r in mine) / chars,
-            "cer_speech_span": sum(r["cer_speech_span"] * len(r["text"]) for r in mine) / chars,
+            "cer_whole": weighted_cer(mine, "cer_whole"),
+            "cer_windowed": weighted_cer(mine, "cer_windowed"),
+            "cer_one_frame_less": weighted_cer(mine, "cer_one_frame_less"),
+            "cer_speech_span": weighted_cer(mine, "cer_speech_span"),
             "lsd_speech_span_p50": statistics.median(r["lsd_speech_span"] for r in mine),
             "speech_span_level_db_p50": statistics.median(r["speech_span_level_db"] for r in mine),
             "speech_span_frame_share": sum(r["speech_span_frames"] for r in mine) / sum(r["frames"] for r in mine),
@@ -184,13 +188,12 @@ def summary(rows: list[dict]) -> dict:
             "first_window_level_db_max": max(r["first_window_level_db"] for r in mine),
         }
         for lead in (int(key.removeprefix("cer_lead")) for key in mine[0] if key.startswith("cer_lead")):
-            out[engine][f"cer_lead{lead}"] = sum(r[f"cer_lead{lead}"] * len(r["text"]) for r in mine) / chars
+            out[engine][f"cer_lead{lead}"] = weighted_cer(mine, f"cer_lead{lead}")
             out[engine][f"first_window_frames_lead{lead}"] = sum(r[f"first_window_frames_lead{lead}"] for r in mine)
         isolated = [r for r in mine if "cer_first_join_only" in r]
         if isolated:  # --joins: over the pieces of three windows or more only
-            characters = sum(len(r["text"]) for r in isolated)
             out[engine]["joins"] = {"pieces": len(isolated), **{
-                key: sum(r[key] * len(r["text"]) for r in isolated) / characters
+                key: weighted_cer(isolated, key)
                 for key in ("cer_whole", "cer_windowed", "cer_first_join_only", "cer_no_first_join")}}
     return out
 
