@@ -135,21 +135,22 @@ class ModelRuntime:
         """Synthesize once in the default language (the model works), run every language's G2P
         once (first use loads dictionaries: all are loaded before /ping 200, so that no first
         request pays seconds for its language), then time the model at each batch size up to
-        the runner's: batch size -> engine seconds per second of audio. Each step's seconds go
-        to `phases`."""
+        the runner's: batch size -> engine seconds per second of audio. The first synthesis is
+        also the profile's first run at batch 1. Each step's seconds go to `phases`."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
         with timed(phases, f"G2P {language}"):
             synthesizer.tokenize(text, 0, len(text), language)
         style = synthesizer.voice_book(language).resolve("default")
-        with timed(phases, "first synthesis"):  # lazy initialisation inside the runtimes
-            segment = synthesizer.synthesize(text, 0, len(text), style, 1.0, language)
+        piece = synthesizer.prepare(text, 0, len(text), style, 1.0, language)
+        with timed(phases, "first synthesis"):  # lazy initialisation inside the runtimes, if any
+            first_run, results = _timed(synthesizer.runner.run, piece.jobs)
+            audio_s = max(synthesizer.assemble(piece, results, 0.0).duration_ms / 1000, 0.001)
         for other in (code for code in synthesizer.languages if code != language):
             sample = WARMUP_TEXTS.get(other.split("-")[0], WARMUP_TEXT_LATIN)
             with timed(phases, f"G2P {other}"):
                 synthesizer.tokenize(sample, 0, len(sample), other)
-        job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
-        return ModelRuntime._profile(synthesizer, job, max(segment.duration_ms / 1000, 0.001), phases)
+        return ModelRuntime._profile(synthesizer, piece.jobs[0], audio_s, phases, first_run)
 
     def _warm_up_first_pieces(self, synthesizer: Synthesizer, phases: dict[str, float]) -> float:
         """The warm-up sentence once more, as a response's first piece runs (in windows: their own
@@ -171,21 +172,28 @@ class ModelRuntime:
         return first_part_s
 
     @staticmethod
-    def _profile(synthesizer: Synthesizer, job, audio_s: float, phases: dict[str, float]) -> dict[int, float]:
-        """Engine seconds per second of audio at batch sizes 1, 2, 4, ... of `job` (audio_s long).
+    def _profile(synthesizer: Synthesizer, job, audio_s: float, phases: dict[str, float],
+                 first_run: float) -> dict[int, float]:
+        """Engine seconds per second of audio at batch sizes 1, 2, 4, ... of `job` (audio_s long),
+        batch 1's first run being `first_run` seconds (the first synthesis).
 
         Where batches are possible the scheduler chooses sizes from these figures: best of two
-        runs each (a size's first run on a GPU also picks its kernels). Sizes double until one
-        does not pay (a CPU: batch 2 already costs each piece as much as running alone); a second
-        run, which can only lower the figure, is skipped where the first one shows no gain at all.
+        runs each (a size's first run on a GPU also picks its kernels, and the model's first run
+        pays its lazy initialisation). Sizes double until one does not pay (a CPU: batch 2
+        already costs each piece as much as running alone); a second run, which can only lower
+        the figure, is skipped where the first one shows no gain at all. A runner of one piece
+        a run (the CPU engines) is timed by the first synthesis alone: on a CPU the model's first
+        run takes what its second does (docs/benchmarks.md, "Image and cold start"), and a
+        second would cost every cold start as much again.
         """
-        repeats = 2 if synthesizer.runner.max_batch > 1 else 1
+        if synthesizer.runner.max_batch == 1:
+            return {1: first_run / audio_s}
         profile, size, alone = {}, 1, None
         while size <= synthesizer.runner.max_batch:
             with timed(phases, f"speed profile, batch {size}"):
-                runs = [_timed(synthesizer.runner.run, [job] * size)]
-                if repeats > 1 and (alone is None or runs[0] / size < alone):
-                    runs.append(_timed(synthesizer.runner.run, [job] * size))
+                runs = [first_run] if size == 1 else [_timed(synthesizer.runner.run, [job] * size)[0]]
+                if alone is None or runs[0] / size < alone:
+                    runs.append(_timed(synthesizer.runner.run, [job] * size)[0])
             alone = alone or min(runs)  # seconds of one piece alone
             profile[size] = min(runs) / (size * audio_s)
             if size > 1 and not batch_pays(profile[size], profile[1]):
@@ -209,7 +217,8 @@ def seconds_since_process_start() -> float | None:
         return None
 
 
-def _timed(function, *args) -> float:
+def _timed(function, *args):
+    """(seconds, result) of one call."""
     began = time.perf_counter()
-    function(*args)
-    return time.perf_counter() - began
+    result = function(*args)
+    return time.perf_counter() - began, result

@@ -29,8 +29,7 @@ class FakeSynthesizer:
     def voice_book(self, language):
         return SimpleNamespace(resolve=lambda name: "style")
 
-    def synthesize(self, *args):
-        self.calls.append("synthesize")
+    def assemble(self, piece, results, engine_seconds):
         return SimpleNamespace(duration_ms=2000)
 
     def prepare(self, *args):
@@ -43,8 +42,7 @@ def priced(monkeypatch):
         synthesizer = FakeSynthesizer(cost, max_batch)
 
         def timed_run(function, jobs):
-            function(jobs)
-            return synthesizer.cost[len(jobs)]
+            return synthesizer.cost[len(jobs)], function(jobs)
 
         monkeypatch.setattr(runtime_module, "_timed", timed_run)
         return synthesizer
@@ -55,7 +53,7 @@ def test_the_default_language_speaks_first_and_every_language_is_loaded_before_t
     synthesizer = priced({1: 1.0, 2: 2.4})
     phases: dict[str, float] = {}
     ModelRuntime._warm_up(synthesizer, phases)
-    assert synthesizer.calls[:4] == ["G2P ja", "synthesize", "G2P en-US", "G2P zh"]
+    assert synthesizer.calls[:4] == ["G2P ja", "run 1", "G2P en-US", "G2P zh"]
     assert all(call.startswith("run") for call in synthesizer.calls[4:])
     assert list(phases)[:4] == ["G2P ja", "first synthesis", "G2P en-US", "G2P zh"]
 
@@ -67,6 +65,14 @@ def test_a_cpu_profile_stops_at_the_first_batch_size_that_does_not_pay(priced):
     assert profile == {1: 0.5, 2: 0.6}  # engine seconds per audio second (2 s of audio per piece)
     # One run of batch 2: a second run can only lower its figure, and it is already no gain at all.
     assert [c for c in synthesizer.calls if c.startswith("run")] == ["run 1", "run 1", "run 2"]
+
+
+def test_a_runner_of_one_piece_a_run_is_timed_by_the_first_synthesis_alone(priced):
+    synthesizer = priced({1: 1.0}, max_batch=1)
+    phases: dict[str, float] = {}
+    assert ModelRuntime._warm_up(synthesizer, phases) == {1: 0.5}
+    assert [c for c in synthesizer.calls if c.startswith("run")] == ["run 1"]
+    assert not [name for name in phases if name.startswith("speed profile")]
 
 
 def test_a_gpu_profile_goes_on_while_batches_pay(priced):

@@ -20,7 +20,7 @@ def test_a_cold_start_reports_each_phase_within_the_time_to_ping_200():
     phases = result["phases_s"]
     assert list(phases)[:2] == ["interpreter and server imports", "weights"]
     assert {f"G2P {code}" for code in CODES} <= set(phases)
-    assert {"first synthesis", "speed profile, batch 1"} <= set(phases)
+    assert "first synthesis" in phases and not [name for name in phases if name.startswith("speed profile")]
     assert all(seconds >= 0 for seconds in phases.values())
     # The server's own phases happen between the process's start and /ping 200, one after another.
     assert 0 < result["listening_s"] <= result["ping_200_s"]
