@@ -3,6 +3,7 @@ thread pools for text (G2P) and codecs."""
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
@@ -153,9 +154,10 @@ class ModelRuntime:
         return ModelRuntime._profile(synthesizer, piece.jobs[0], audio_s, phases, first_run)
 
     def _warm_up_first_pieces(self, synthesizer: Synthesizer, phases: dict[str, float]) -> float:
-        """The warm-up sentence once more, as a response's first piece runs (in windows: their own
-        first-run set-up, and the first join teaches the first window's make-up gain): the model
-        seconds of its first part, admission's unit of first-audio work."""
+        """The warm-up sentence once more, as a response's first piece runs, up to its first join
+        (in windows: their own first-run set-up, and the first join teaches the first window's
+        make-up gain; later windows would teach nothing): the model seconds of its first part,
+        admission's unit of first-audio work."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
         style = synthesizer.voice_book(language).resolve("default")
@@ -164,7 +166,7 @@ class ModelRuntime:
             piece = synthesizer.windowed(piece, self.pacing.rtf)
         first_part_s = None
         with timed(phases, "first piece in windows"):
-            for jobs in piece.parts():
+            for jobs in itertools.islice(piece.parts(), 2):  # an unfinished piece's state is weakly held
                 began = time.perf_counter()
                 results = synthesizer.runner.run(jobs)
                 first_part_s = first_part_s or time.perf_counter() - began
