@@ -91,6 +91,13 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
+def in_windows(backend, front, windows: list[Window], loudness) -> tuple[np.ndarray, Splicer]:
+    """The piece decoded window by window and spliced (as served with the make-up gain `loudness`,
+    None for none), and its splicer (where it joined)."""
+    splicer = Splicer(windows, loudness)
+    return np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows]), splicer
+
+
 def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int],
             joins: bool = False) -> dict:
     """The decoder's output for the piece: whole, in windows (spliced), whole less one frame, and
@@ -102,8 +109,7 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     frames = front.frames
     whole = backend.decode(front, 0, frames)
     windows = plan(front.durations, rtf, front.energy)
-    splicer = Splicer(windows, synthesizer.loudness)  # the make-up gain served (learned by now)
-    spliced = np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows])
+    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness)  # the make-up gain served
     shorter = backend.decode(front, 0, frames - 1)
     spoken = speech_span.decode(backend, front)
     span_start, span_end = speech_span.span(front)
@@ -118,9 +124,7 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     leading = {}
     for lead in leads:
         lead_windows = plan(front.durations, rtf, front.energy, lead_frames=lead)
-        lead_splicer = Splicer(lead_windows, None)
-        heard.append((f"lead{lead}", np.concatenate([lead_splicer.add(backend.decode(front, w.start, w.end))
-                                                     for w in lead_windows])))
+        heard.append((f"lead{lead}", in_windows(backend, front, lead_windows, None)[0]))
         leading[f"first_window_frames_lead{lead}"] = lead_windows[0].end - lead_windows[0].start
     if joins and len(windows) > 2:
         context = windows[1].join - windows[1].start
@@ -128,9 +132,8 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
         for name, variant in (("first_join_only", [windows[0], Window(first - context, frames, first)]),
                               ("no_first_join", [Window(windows[0].start, second + context, windows[0].join),
                                                  *windows[2:]])):
-            variant_splicer = Splicer(variant, copy.copy(synthesizer.loudness))  # served's gain, not taught by it
-            heard.append((name, np.concatenate([variant_splicer.add(backend.decode(front, w.start, w.end))
-                                                for w in variant])))
+            # the served make-up gain, not taught by the variants' joins
+            heard.append((name, in_windows(backend, front, variant, copy.copy(synthesizer.loudness))[0]))
     cers = {}
     for name, audio in heard:
         path = scratch / f"{name}.wav"
