@@ -24,6 +24,7 @@ import math
 from .wire.errors import ErrorCode, ProtocolError
 from .runtime import ModelRuntime
 from .scheduler import Load
+from .settings import Settings
 
 FIRST_PIECE_AUDIO_S = 2.0  # a typical first piece (the fast first fragment), until the warm-up timed one
 OVERLOADED_MESSAGE = "server at capacity, retry later"
@@ -66,14 +67,17 @@ class Gauge:
 
 
 class Admission:
-    def __init__(self, runtime: ModelRuntime, max_syntheses: int | None = None, max_sessions: int = 512,
-                 retry_after_s: int = 1, target_first_audio_ms: int = 2000):
+    """Reads its slice of `settings` (the admission group: MAX_CONCURRENT_SYNTHESES, MAX_SESSIONS,
+    TARGET_FIRST_AUDIO_MS, OVERLOAD_RETRY_AFTER_S); None: their defaults."""
+
+    def __init__(self, runtime: ModelRuntime, settings: Settings | None = None):
+        settings = settings or Settings()
         self._runtime = runtime
-        self._max_syntheses = max_syntheses
-        self._target_first_audio_s = target_first_audio_ms / 1000
-        self.retry_after_s = retry_after_s
+        self._max_syntheses = settings.max_concurrent_syntheses
+        self._target_first_audio_s = settings.target_first_audio_ms / 1000
+        self.retry_after_s = settings.overload_retry_after_s
         self.syntheses = Gauge(self._synthesis_limit, self._late)
-        self.sessions = Gauge(lambda: max_sessions, self._late)
+        self.sessions = Gauge(lambda: settings.max_sessions, self._late)
 
     def _synthesis_limit(self) -> int:
         if self._max_syntheses:

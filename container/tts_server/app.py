@@ -13,7 +13,6 @@ from starlette.routing import Route, WebSocketRoute
 from .admission import Admission
 from .demo import routes as demo_routes
 from .engine.factory import build_synthesizer
-from .engine.voice_policy import VoicePolicy
 from .families import REGISTERED
 from .lifecycle import Lifecycle
 from .runtime import ModelRuntime
@@ -41,20 +40,15 @@ async def ping(request: Request) -> JSONResponse:
 def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = None,
                families: Families = REGISTERED, family_settings: dict | None = None) -> Starlette:
     """`family_settings` (FamilySettings subclass -> its values): each registered family's, read from
-    the environment when not given."""
+    the environment when not given. `runtime`: built from `settings` when not given (a test that
+    brings its own builds it from the same settings)."""
     settings = (settings or Settings.from_env()).with_model_aliases(families.model_ids)
     family_settings = families.read_settings() | (family_settings or {})
-    # The operator's aliases stand over every family; each family's own are scoped to it (Family.voices).
-    policy = VoicePolicy(settings.voice_aliases, strict=settings.voice_fallback == "strict")
     runtime = runtime or ModelRuntime(
         lambda: build_synthesizer(settings.engine, settings.device, settings.model_dir, settings.inference_threads,
                                   settings.pauses, settings.max_batch,
                                   list(settings.languages) if settings.languages else None),
-        fast_first_fragment=settings.fast_first_fragment,
-        preemption=settings.preemption == "on",
-        load_gate=settings.tts_load_gate,
-        first_window=settings.first_window == "on",
-        piece_growth=settings.piece_growth == "on",
+        settings,
     )
 
     @contextlib.asynccontextmanager
@@ -74,12 +68,10 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
-    runtime.voice_policy = policy
     app.state.settings = settings
     app.state.families = families
     app.state.family_settings = family_settings
     app.state.runtime = runtime
     app.state.lifecycle = Lifecycle(settings.shutdown_deadline_s)
-    app.state.admission = Admission(runtime, settings.max_concurrent_syntheses, settings.max_sessions,
-                                    settings.overload_retry_after_s, settings.target_first_audio_ms)
+    app.state.admission = Admission(runtime, settings)
     return app

@@ -18,6 +18,7 @@ from .engine.pacing import Pacing
 from .engine.synthesizer import Synthesizer
 from .engine.voice_policy import VoicePolicy
 from .scheduler import Scheduler, batch_pays
+from .settings import Settings
 
 log = logging.getLogger(__name__)
 WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
@@ -29,22 +30,26 @@ class ModelRuntime:
 
     Model runs belong to the scheduler (its own thread); G2P and codecs have their own pools so
     that text and encoding work for one response never waits behind the model for another.
+    Reads its slice of `settings` (PREEMPTION, FIRST_WINDOW, PIECE_GROWTH, FAST_FIRST_FRAGMENT_CHARS,
+    VOICE_FALLBACK, VOICE_ALIASES, TTS_LOAD_GATE); None: their defaults. `load` builds the engine.
     """
 
-    def __init__(self, load: Callable[[], Synthesizer], codec_workers: int = 2, text_workers: int = 2,
-                 fast_first_fragment: int | None = 10, preemption: bool = True, load_gate: str | None = None,
-                 voice_policy: VoicePolicy | None = None, first_window: bool = True, piece_growth: bool = True):
+    def __init__(self, load: Callable[[], Synthesizer], settings: Settings | None = None, codec_workers: int = 2,
+                 text_workers: int = 2):
+        settings = settings or Settings()
         self._load = load
-        self._load_gate = load_gate  # tests only (TTS_LOAD_GATE): loading waits until this file exists
-        self.scheduler = Scheduler(preemption)
+        self._load_gate = settings.tts_load_gate  # tests only: loading waits until this file exists
+        self.scheduler = Scheduler(settings.preemption == "on")
         self.text = ThreadPoolExecutor(text_workers, thread_name_prefix="text")
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
-        self.fast_first_fragment = fast_first_fragment
-        self._pacing_options = {"first_window": first_window, "growth": piece_growth}
+        self.fast_first_fragment = settings.fast_first_fragment
+        self._pacing_options = {"first_window": settings.first_window == "on", "growth": settings.piece_growth == "on"}
         # Sizes of first windows and later pieces, from the warm-up's speed (None until measured).
         self.pacing: Pacing | None = None
         self.first_part_s: float | None = None  # model seconds to a first piece's first audio, measured
-        self.voice_policy = voice_policy or VoicePolicy()  # a voice the engine lacks: engine/voice_policy.py
+        # A voice the engine lacks: engine/voice_policy.py. The operator's aliases stand over every
+        # family; each family's own are scoped to it (Family.voices).
+        self.voice_policy = VoicePolicy(settings.voice_aliases, strict=settings.voice_fallback == "strict")
         self.synthesizer: Synthesizer | None = None
         self.load_error: str | None = None  # one line: what is wrong (the file, for weights)
         # Engine seconds per second of audio at each batch size, measured at warm-up;

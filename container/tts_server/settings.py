@@ -89,9 +89,9 @@ class Settings(BaseModel):
         "engine")
     fast_first_fragment_chars: int = setting(
         10, "cut a long first sentence at a clause past this many characters (0: never)", "engine", ge=0)
-    pause_clause_ms: int = setting(200, "silence at a clause mark, audible to audible", "engine", ge=0)
-    pause_sentence_ms: int = setting(300, "silence between sentences", "engine", ge=0)
-    pause_paragraph_ms: int = setting(450, "silence between paragraphs", "engine", ge=0)
+    pause_clause_ms: int = setting(Pauses.clause_ms, "silence at a clause mark, audible to audible", "engine", ge=0)
+    pause_sentence_ms: int = setting(Pauses.sentence_ms, "silence between sentences", "engine", ge=0)
+    pause_paragraph_ms: int = setting(Pauses.paragraph_ms, "silence between paragraphs", "engine", ge=0)
     # Admission (admission.py)
     max_concurrent_syntheses: Derived = setting(
         None, "synthesis slots (0 or unset: derived from the warm-up's real-time factors)", "admission")
@@ -105,10 +105,10 @@ class Settings(BaseModel):
     # Limits (SPEC §10)
     ws_max_pending_responses: int = setting(15, "responses queued behind the active one, per session", "limits",
                                             ge=0)
-    ws_max_frame_bytes: int = setting(1 << 20, "largest WebSocket message (a custom style pack is ~700 KB)",
+    ws_max_frame_bytes: int = setting(FrameLimits.max_bytes, "largest WebSocket message (a custom style pack is ~700 KB)",
                                       "limits", ge=1024)
     max_request_bytes: int = setting(1 << 20, "largest `POST /invocations` body", "limits", ge=1024)
-    max_json_depth: int = setting(32, "deepest JSON nesting in a frame or body", "limits", ge=4)
+    max_json_depth: int = setting(FrameLimits.max_depth, "deepest JSON nesting in a frame or body", "limits", ge=4)
     session_idle_timeout_s: Seconds = setting(300.0, "a session with no client message and nothing being spoken "
                                               "this long is closed", "limits")
     session_max_lifetime_s: Seconds = setting(3600.0, "a session's maximum lifetime", "limits")

@@ -35,14 +35,14 @@ def test_default_capacity_is_the_most_streams_kept_ahead_of_playback(profile, sy
 
 
 def test_idle_sessions_cost_a_connection_slot_only():
-    admission = Admission(runtime({1: 0.5}), max_sessions=60)
+    admission = Admission(runtime({1: 0.5}), Settings(max_sessions=60))
     sessions = [admission.sessions.try_take() for _ in range(50)]
     assert all(sessions) and admission.syntheses.in_use == 0
     assert admission.sessions.try_take() is not None, "50 idle sessions leave room for more"
 
 
 def test_a_saturated_engine_refuses_requests_but_not_sessions_that_only_wait():
-    admission = Admission(runtime({1: 0.5}), max_sessions=60)  # capacity 2
+    admission = Admission(runtime({1: 0.5}), Settings(max_sessions=60))  # capacity 2
     held = [admission.syntheses.take() for _ in range(2)]  # two sessions speaking
     assert admission.syntheses.try_take() is None
     assert admission.sessions.try_take() is not None
@@ -52,7 +52,7 @@ def test_a_saturated_engine_refuses_requests_but_not_sessions_that_only_wait():
 
 def test_a_queue_of_first_pieces_past_the_target_is_shed():
     engine = runtime({1: 0.5}, queued_first=2, running=True)
-    admission = Admission(engine, max_syntheses=10, target_first_audio_ms=2000)
+    admission = Admission(engine, Settings(max_concurrent_syntheses=10, target_first_audio_ms=2000))
     assert admission.predicted_first_audio_s() == pytest.approx(4 * 0.5 * FIRST_PIECE_AUDIO_S)
     assert admission.syntheses.try_take() is None and admission.sessions.try_take() is None
     engine.scheduler.queued_first_pieces = 0  # only the running batch ahead: an engine at work takes work
@@ -63,7 +63,7 @@ def test_first_pieces_in_windows_are_predicted_by_their_first_window():
     """The warm-up timed a first piece's first audio (its front part and first window): a queue of
     first pieces costs that each, a fraction of their whole synthesis."""
     engine = runtime({1: 0.5}, queued_first=2, running=True, first_part_s=0.3)
-    admission = Admission(engine, max_syntheses=10, target_first_audio_ms=2000)
+    admission = Admission(engine, Settings(max_concurrent_syntheses=10, target_first_audio_ms=2000))
     assert admission.predicted_first_audio_s() == pytest.approx(4 * 0.3)
     assert admission.syntheses.try_take() is not None, "1.2 s predicted: within the target, admitted"
     engine.scheduler.queued_first_pieces = 6
@@ -71,11 +71,12 @@ def test_first_pieces_in_windows_are_predicted_by_their_first_window():
 
 
 def test_a_slow_idle_engine_still_takes_work():
-    assert Admission(runtime({1: 5.0}), target_first_audio_ms=100).syntheses.try_take() is not None
+    assert Admission(runtime({1: 5.0}), Settings(target_first_audio_ms=100)).syntheses.try_take() is not None
 
 
 def test_settings_override_the_derived_capacity():
-    admission = Admission(runtime({1: 0.02}), max_syntheses=3, max_sessions=7, retry_after_s=4)
+    admission = Admission(runtime({1: 0.02}), Settings(max_concurrent_syntheses=3, max_sessions=7,
+                                                       overload_retry_after_s=4))
     assert (admission.syntheses.limit, admission.sessions.limit) == (3, 7)
     snapshot = admission.snapshot()
     assert (snapshot["syntheses"], snapshot["max_syntheses"], snapshot["sessions"], snapshot["max_sessions"]) == (
@@ -94,7 +95,7 @@ def test_capacity_waits_for_the_measurement():
 
 
 def test_slots_are_refused_at_the_limit_and_released_once():
-    gauge = Admission(runtime(), max_syntheses=2).syntheses
+    gauge = Admission(runtime(), Settings(max_concurrent_syntheses=2)).syntheses
     first, second = gauge.try_take(), gauge.try_take()
     assert first and second and gauge.try_take() is None
     first.release()
@@ -104,7 +105,7 @@ def test_slots_are_refused_at_the_limit_and_released_once():
 
 
 def test_admitted_work_is_counted_above_the_limit_but_never_refused():
-    gauge = Admission(runtime(), max_syntheses=1).syntheses
+    gauge = Admission(runtime(), Settings(max_concurrent_syntheses=1)).syntheses
     held = [gauge.take() for _ in range(3)]  # active responses of sessions already admitted
     assert gauge.in_use == 3 and gauge.try_take() is None
     for slot in held:
@@ -123,5 +124,7 @@ def test_settings_read_the_environment(monkeypatch):
     assert (settings.max_concurrent_syntheses, settings.max_sessions, settings.overload_retry_after_s, settings.model_id) == (
         6, 20, 2, "kokoro-custom")
     assert (settings.target_first_audio_ms, settings.max_batch) == (800, 8)
+    admission = Admission(runtime({1: 0.02}), settings)  # what the app builds from them
+    assert (admission.syntheses.limit, admission.sessions.limit, admission.overloaded().retry_after) == (6, 20, 2)
     monkeypatch.setenv("MAX_CONCURRENT_SYNTHESES", "0")  # 0: derive it
     assert Settings.from_env().max_concurrent_syntheses is None

@@ -72,8 +72,8 @@ def serving(app):
 
 @pytest.fixture(scope="module")
 def port():
-    runtime = ModelRuntime(FailingSynthesizer, fast_first_fragment=None, piece_growth=False)  # a sentence a piece
-    app = create_app(Settings(host="127.0.0.1"), runtime)
+    settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off")  # a sentence a piece
+    app = create_app(settings, ModelRuntime(FailingSynthesizer, settings))
     with serving(app) as port:
         yield port
 

@@ -24,6 +24,7 @@ from .backend import MS_PER_DURATION_UNIT, SAMPLES_PER_DURATION_UNIT, SAMPLES_PE
 
 @dataclass(frozen=True)
 class Pauses:
+    # The defaults of PAUSE_CLAUSE_MS, PAUSE_SENTENCE_MS and PAUSE_PARAGRAPH_MS (settings.py reads them here).
     clause_ms: int = 200
     sentence_ms: int = 300
     paragraph_ms: int = 450

@@ -24,7 +24,7 @@ class Synthesis:
     client went away): the engine is aborted then, so nothing is synthesized for nobody.
     """
 
-    def __init__(self, runtime: ModelRuntime, request: ResponseRequest, slot: Slot, buffer_bytes: int = 1 << 20):
+    def __init__(self, runtime: ModelRuntime, request: ResponseRequest, slot: Slot, buffer_bytes: int):
         self.request = request
         self._slot = slot
         self.buffer = AudioBuffer(buffer_bytes)

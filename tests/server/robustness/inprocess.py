@@ -72,8 +72,9 @@ class CountingSynthesizer:
 @contextlib.contextmanager
 def serving(synthesizer, **settings):
     """The app on a port whose accepted sockets have small kernel send buffers."""
-    runtime = ModelRuntime(lambda: synthesizer, fast_first_fragment=None, piece_growth=False)  # a sentence a piece
-    app = create_app(Settings(host="127.0.0.1", **settings), runtime)
+    # A sentence a piece: no fast first fragment, no growing pieces.
+    settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off", **settings)
+    app = create_app(settings, ModelRuntime(lambda: synthesizer, settings))
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)
     sock.bind(("127.0.0.1", 0))

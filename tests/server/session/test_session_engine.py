@@ -16,6 +16,7 @@ from tts_server.runtime import ModelRuntime
 from tts_server.session.engine import SessionEngine
 from tts_server.session.events import AudioChunk, ResponseCreated, ResponseDone, ResponseQueued
 from tts_server.session.request import ResponseRequest, Voice
+from tts_server.settings import Settings
 from waiting import GENEROUS_S, until
 
 
@@ -59,7 +60,7 @@ class ScriptedSynthesizer:
 
 def scripted_runtime(synthesizer):
     """A runtime whose scheduler runs the double (call inside the event loop)."""
-    runtime = ModelRuntime(lambda: synthesizer, fast_first_fragment=None)
+    runtime = ModelRuntime(lambda: synthesizer, Settings(fast_first_fragment_chars=0))
     runtime.synthesizer = synthesizer
     runtime.scheduler.runner = synthesizer
     runtime.scheduler.start()
