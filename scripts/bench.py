@@ -41,6 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the server package and the client's chunker
 from tts_server.app import create_app  # noqa: E402
 from tts_server.settings import Settings  # noqa: E402
+from tts_server.transport.state import app_state  # noqa: E402
 from tts_text.chunker import split_sentences  # noqa: E402
 
 SHORT = "こんにちは。"
@@ -75,7 +76,7 @@ def start_server(engine: str = "onnx", model_dir: str | None = None, threads: in
     app = create_app(settings)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning"))
     threading.Thread(target=server.run, daemon=True).start()
-    runtime = app.state.runtime
+    runtime = app_state(app).runtime
     while not (server.started and runtime.ready):
         time.sleep(0.1)
     return server, runtime, port

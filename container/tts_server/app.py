@@ -21,17 +21,19 @@ from .transport.family import Families
 from .transport.http_errors import EXCEPTION_HANDLERS
 from .transport.dialect import SHARED_PATH
 from .transport.invocations import invocations
+from .transport.state import ServerState, server_state
 from .transport.websocket import socket_endpoint
 
 
 async def ping(request: Request) -> JSONResponse:
     """200 once the model is ready, whatever the load: SageMaker replaces an instance whose
     ping fails, and a busy instance is healthy. Counters only, so it stays fast under load."""
-    runtime: ModelRuntime = request.app.state.runtime
-    if request.app.state.lifecycle.stopping.is_set():  # SIGTERM: the load balancer should send no more
+    state = server_state(request)
+    runtime = state.runtime
+    if state.lifecycle.stopping.is_set():  # SIGTERM: the load balancer should send no more
         return JSONResponse({"status": "stopping"}, status_code=503)
     if runtime.ready:
-        return JSONResponse({"status": "ok", **runtime.describe(), "load": request.app.state.admission.snapshot()})
+        return JSONResponse({"status": "ok", **runtime.describe(), "load": state.admission.snapshot()})
     if runtime.load_error:
         return JSONResponse({"status": "failed", "reason": runtime.load_error}, status_code=503)
     return JSONResponse({"status": "loading"}, status_code=503)
@@ -68,10 +70,6 @@ def create_app(settings: Settings | None = None, runtime: ModelRuntime | None = 
         exception_handlers=EXCEPTION_HANDLERS,
         lifespan=lifespan,
     )
-    app.state.settings = settings
-    app.state.families = families
-    app.state.family_settings = family_settings
-    app.state.runtime = runtime
-    app.state.lifecycle = Lifecycle(settings.shutdown_deadline_s)
-    app.state.admission = Admission(runtime, settings)
+    ServerState(settings, families, family_settings, runtime, Lifecycle(settings.shutdown_deadline_s),
+                Admission(runtime, settings)).install(app)
     return app

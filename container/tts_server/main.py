@@ -10,6 +10,7 @@ import uvicorn
 
 from .app import create_app
 from .settings import Settings
+from .transport.state import ServerState, app_state
 
 log = logging.getLogger(__name__)
 
@@ -24,9 +25,9 @@ class Server(uvicorn.Server):
     SIGINT, keeps uvicorn's behaviour.
     """
 
-    def __init__(self, config: uvicorn.Config, state):
+    def __init__(self, config: uvicorn.Config, state: ServerState):
         super().__init__(config)
-        self._state = state  # the app's state: its lifecycle and admission
+        self._state = state  # its lifecycle and admission
         self._loop: asyncio.AbstractEventLoop | None = None
         self._draining: asyncio.Task | None = None
 
@@ -73,4 +74,4 @@ def main() -> None:
         log_level="info",
         timeout_graceful_shutdown=3,  # after the app's own drain (SIGTERM): what is left is cut
     )
-    Server(config, app.state).run()
+    Server(config, app_state(app)).run()

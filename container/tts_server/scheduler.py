@@ -118,7 +118,7 @@ class _Work:
 
 
 class Scheduler:
-    def __init__(self, preemption: bool = True):
+    def __init__(self, preemption: bool):
         self.preemption = preemption  # first pieces may stop later ones (cancels stop runs regardless)
         self.runner: ModelRunner | None = None  # attached once the model is loaded
         self._pending: list[_Work] = []

@@ -199,11 +199,6 @@ class FamilySettings(BaseModel):
     def variable(cls, field: str) -> str:
         return _variable(cls, field)
 
-    @classmethod
-    def of(cls, connection) -> FamilySettings:
-        """These settings as the app read them at start-up (`connection`: a request or a socket)."""
-        return connection.app.state.family_settings[cls]
-
 
 def _read(environment: type[BaseSettings]):
     """Settings read from the environment; a bad value exits naming each variable it was wrong in."""

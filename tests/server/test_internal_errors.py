@@ -25,6 +25,7 @@ from tts_client.sse import SSEReader
 from tts_server.app import create_app
 from tts_server.settings import Settings
 from tts_server.runtime import ModelRuntime
+from tts_server.transport.state import app_state
 
 SECRET = "secret /internal/path/engine.py"
 REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
@@ -62,7 +63,7 @@ def serving(app):
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    until_sync(lambda: server.started and app.state.runtime.ready, "the server to start")
+    until_sync(lambda: server.started and app_state(app).runtime.ready, "the server to start")
     try:
         yield port
     finally:

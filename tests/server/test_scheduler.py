@@ -126,7 +126,7 @@ async def test_a_failed_model_run_fails_each_waiting_piece():
         def run(self, jobs, control=None):
             raise RuntimeError("model exploded")
 
-    scheduler = Scheduler()
+    scheduler = Scheduler(preemption=True)
     scheduler.runner = Failing()
     scheduler.start()
     with pytest.raises(RuntimeError, match="model exploded"):
@@ -231,7 +231,7 @@ async def test_with_preemption_off_a_first_piece_waits_but_a_cancel_still_frees_
     ({1: 0.10}, 1, 1),
 ])
 def test_batch_sizes_are_used_where_the_warm_up_says_they_pay(profile, batch_limit, first_piece_batch):
-    scheduler = Scheduler()
+    scheduler = Scheduler(preemption=True)
     scheduler.runner = GatedRunner(max_batch=16)
     scheduler.measured(profile)
     assert (scheduler.max_batch, scheduler.first_piece_batch) == (batch_limit, first_piece_batch)

@@ -6,18 +6,19 @@ from tts_server.app import create_app
 from tts_server.families.blog.settings import BlogSettings
 from tts_server.families.bulbul.settings import BulbulSettings
 from tts_server.settings import Settings
+from tts_server.transport.state import app_state
 
 
 def test_defaults_accept_bulbuls_model_ids_beside_the_served_one(monkeypatch):
     for name in ("MODEL_ID", "MODEL_ALIASES", "BULBUL_SPEAKER_MAP", "MAX_REQUEST_AGE_S", "API_KEYS"):
         monkeypatch.delenv(name, raising=False)
     app = create_app(Settings.from_env())
-    settings = app.state.settings  # the app adds the client families' model ids
+    settings = app_state(app).settings  # the app adds the client families' model ids
     assert settings.accepted_models == ("kokoro-82m", "bulbul:v3", "bulbul:v2", "bulbul:v4-flash")
     assert settings.api_keys is None  # off unless set: no surface asks for a key
     # Each family's own settings, read from the environment with the app.
-    families = app.state.family_settings
-    assert families[BulbulSettings].bulbul_speaker_map is None and families[BlogSettings].max_request_age_s == 56
+    state = app_state(app)
+    assert state.family(BulbulSettings).bulbul_speaker_map is None and state.family(BlogSettings).max_request_age_s == 56
 
 
 def test_aliases_speaker_map_and_age_are_configurable(monkeypatch):
@@ -27,10 +28,11 @@ def test_aliases_speaker_map_and_age_are_configurable(monkeypatch):
     monkeypatch.setenv("MAX_REQUEST_AGE_S", "10.5")
     monkeypatch.setenv("API_KEYS", "key-one, key-two")
     app = create_app(Settings.from_env())
-    assert app.state.settings.accepted_models == ("bulbul:v3",)
-    assert app.state.settings.api_keys == ("key-one", "key-two")
-    assert app.state.family_settings[BulbulSettings].bulbul_speaker_map == {"anushka": "jf_nezumi"}
-    assert app.state.family_settings[BlogSettings].max_request_age_s == 10.5
+    state = app_state(app)
+    assert state.settings.accepted_models == ("bulbul:v3",)
+    assert state.settings.api_keys == ("key-one", "key-two")
+    assert state.family(BulbulSettings).bulbul_speaker_map == {"anushka": "jf_nezumi"}
+    assert state.family(BlogSettings).max_request_age_s == 10.5
 
 
 @pytest.mark.parametrize("name, value, words", [

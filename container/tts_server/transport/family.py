@@ -29,6 +29,7 @@ from ..wire.errors import ProtocolError
 from .dialect import Dialect
 from .http_errors import request_id
 from .keys import KeyFields, refusal
+from .state import server_state
 
 Invoke = Callable[[Request, dict, str], Awaitable[Response]]  # (request, its JSON body, request id)
 ErrorReply = Callable[[ProtocolError, str], Response]  # (error, request id) -> the family's HTTP error
@@ -98,7 +99,7 @@ class Families:
 
 def http_refusal(family: Family, request: Request) -> ProtocolError | None:
     """The API-key refusal for this request in this family's fields, or None (no key needed, or sent)."""
-    return refusal(family.keys, request.app.state.settings.api_keys, request.headers, request.query_params)
+    return refusal(family.keys, server_state(request).settings.api_keys, request.headers, request.query_params)
 
 
 def error_response(family: Family, error: ProtocolError, rid: str) -> Response:

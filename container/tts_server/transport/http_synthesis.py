@@ -14,6 +14,7 @@ from ..session.engine import SessionEngine
 from ..session.events import AudioChunk, ResponseDone, SessionEvent, Status
 from ..session.request import ResponseRequest
 from .audio_buffer import AudioBuffer
+from .state import ServerState
 
 
 class Synthesis:
@@ -60,7 +61,7 @@ class Synthesis:
         await self._engine.abort()
 
 
-def refuse_unless_accepting(state) -> None:
+def refuse_unless_accepting(state: ServerState) -> None:
     """New work waits for nothing: refused while the model loads or the server stops (SIGTERM)."""
     if not state.runtime.ready:
         raise state.admission.model_loading()
@@ -68,7 +69,7 @@ def refuse_unless_accepting(state) -> None:
         raise state.admission.overloaded()
 
 
-async def admit(state, speech: ResponseRequest) -> Synthesis:
+async def admit(state: ServerState, speech: ResponseRequest) -> Synthesis:
     """A synthesis slot or the overload answer at once; then the synthesis, started."""
     slot = state.admission.syntheses.try_take()
     if slot is None:

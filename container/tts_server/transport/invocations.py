@@ -15,6 +15,7 @@ from ..wire.errors import ErrorCode, ProtocolError
 from ..wire.frames import parse_json_object
 from .family import error_response, http_refusal
 from .http_errors import request_id
+from .state import server_state
 
 JSON = "application/json"
 DRAIN_LIMIT = 16 << 20  # an oversized body is read (and dropped) up to here, so the 413 reaches the client
@@ -22,7 +23,7 @@ DRAIN_LIMIT = 16 << 20  # an oversized body is read (and dropped) up to here, so
 
 async def invocations(request: Request) -> Response:
     raw = await read_json_body(request)
-    family, rid = request.app.state.families.claiming(raw), request_id(request)
+    family, rid = server_state(request).families.claiming(raw), request_id(request)
     problem = http_refusal(family, request)
     if problem is not None:
         return error_response(family, problem, rid)
@@ -32,7 +33,7 @@ async def invocations(request: Request) -> Response:
 async def read_json_body(request: Request) -> dict:
     """The body as a JSON object within the app's limits (MAX_REQUEST_BYTES, MAX_JSON_DEPTH), or a
     ProtocolError: too large, invalid if not JSON."""
-    settings = request.app.state.settings
+    settings = server_state(request).settings
     limit, max_depth = settings.max_request_bytes, settings.max_json_depth
     body, size = bytearray(), 0
     async for chunk in request.stream():

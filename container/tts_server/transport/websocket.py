@@ -20,6 +20,7 @@ from .dialect import Opening, SessionContext
 from .keys import refusal as key_refusal
 from .outbox import Outbox
 from .session_loop import GOODBYE_TIMEOUT_S, SessionLoop
+from .state import server_state
 
 if TYPE_CHECKING:
     from .family import Families, Family
@@ -39,7 +40,7 @@ def socket_endpoint(family: Family | None = None):
 
 
 async def bidirectional_stream(websocket: WebSocket, family: Family | None = None) -> None:
-    state = websocket.app.state
+    state = server_state(websocket)
     runtime = state.runtime
     admission: Admission = state.admission
     await websocket.accept()
@@ -77,7 +78,7 @@ async def _refuse(websocket: WebSocket, outbox: Outbox, refusal: ProtocolError, 
 
 
 async def _serve(websocket: WebSocket, outbox: Outbox, family: Family | None, opening: Opening) -> None:
-    state = websocket.app.state
+    state = server_state(websocket)
     settings, families = state.settings, state.families
     limits = settings.frame_limits
     try:  # a client that never says what it wants holds its slot no longer than an idle one

@@ -74,7 +74,8 @@ def serving(synthesizer, **settings):
     """The app on a port whose accepted sockets have small kernel send buffers."""
     # A sentence a piece: no fast first fragment, no growing pieces.
     settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off", **settings)
-    app = create_app(settings, ModelRuntime(lambda: synthesizer, settings))
+    runtime = ModelRuntime(lambda: synthesizer, settings)
+    app = create_app(settings, runtime)
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)
     sock.bind(("127.0.0.1", 0))
@@ -83,7 +84,7 @@ def serving(synthesizer, **settings):
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
-    while not (server.started and app.state.runtime.ready):
+    while not (server.started and runtime.ready):
         assert time.monotonic() < deadline, "the server did not start"
         time.sleep(0.02)
     try:

@@ -30,6 +30,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from ...session.events import AudioChunk, Status
 from ...transport.http_synthesis import Synthesis, admit, audio_bytes, collect, refuse_unless_accepting, started
 from ...transport.request_fields import MODEL_ID, Codec, VoiceFields
+from ...transport.state import server_state
 from ...wire.errors import CLIENT_MISTAKES, ProtocolError, as_protocol_error
 from ...wire.fields import Text
 from . import tokens
@@ -71,9 +72,9 @@ def blog_error_reply(error: ProtocolError, rid: str) -> JSONResponse:
 
 
 async def _invoke(request: Request, raw: dict, rid: str) -> Response:
-    state = request.app.state
+    state = server_state(request)
     received = time.perf_counter()
-    tokens.refuse_if_stale(raw.get("request_timestamp"), BlogSettings.of(request).max_request_age_s)
+    tokens.refuse_if_stale(raw.get("request_timestamp"), server_state(request).family(BlogSettings).max_request_age_s)
     refuse_unless_accepting(state)
     try:
         fields = BlogRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})

@@ -12,6 +12,7 @@ from starlette.responses import Response
 
 from ...transport.http_errors import request_id
 from ...transport.invocations import read_json_body
+from ...transport.state import server_state
 from ..canonical.http import InvocationRequest, answer
 from .fields import NAMES, OWN_NAMES, Codec, voices
 from .settings import BulbulSettings
@@ -26,7 +27,7 @@ def claims_body(raw: dict) -> bool:
 
 
 async def invoke(request: Request, raw: dict, rid: str, stream_default: bool | None = None) -> Response:
-    return await answer(request, raw, rid, BulbulInvocation, stream_default, voices(BulbulSettings.of(request)))
+    return await answer(request, raw, rid, BulbulInvocation, stream_default, voices(server_state(request).family(BulbulSettings)))
 
 
 async def _own_path(request: Request, stream_default: bool) -> Response:

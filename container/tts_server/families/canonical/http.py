@@ -32,6 +32,7 @@ from ...transport.http_synthesis import (Synthesis, admit, audio_bytes, collect,
                                          refuse_unless_accepting, started)
 from ...transport.invocations import JSON
 from ...transport.request_fields import MODEL_ID, Codec, VoiceFields
+from ...transport.state import server_state
 from ...wire.errors import CLIENT_MISTAKES, ErrorCode, as_protocol_error
 from ...wire.fields import Text
 
@@ -58,7 +59,7 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
 async def answer(request: Request, raw: dict, rid: str, model: type[InvocationRequest],
                  stream_default: bool | None = None, names: VoiceNames = NO_NAMES) -> Response:
     """Validate `raw` as `model` (a family's spelling of these fields, its voice `names`), synthesize, reply."""
-    state = request.app.state
+    state = server_state(request)
     refuse_unless_accepting(state)
     try:
         fields = model.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})

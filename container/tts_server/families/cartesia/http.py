@@ -21,6 +21,7 @@ from ...session.options import SessionOptions
 from ...transport.http_errors import request_id
 from ...transport.http_synthesis import admit, audio_bytes, refuse_unless_accepting, started
 from ...transport.invocations import read_json_body
+from ...transport.state import server_state
 from ...wire.errors import CLIENT_MISTAKES, ErrorCode, ProtocolError, as_protocol_error
 from .fields import CONTAINERS, FIELDS, SOCKET_CONTAINERS, VOICES, SpeechBody, check_model, error_body
 from .timestamps import WordTimes
@@ -57,7 +58,7 @@ async def _own_path(request: Request, sse: bool) -> Response:
 
 
 async def _answer(request: Request, raw: dict, rid: str, sse: bool) -> Response:
-    state = request.app.state
+    state = server_state(request)
     try:
         refuse_unless_accepting(state)
         body = SpeechBody.model_validate(raw)

@@ -17,6 +17,7 @@ from ...session.options import SessionOptions
 from ...transport.http_errors import request_id
 from ...transport.http_synthesis import admit, audio_bytes, refuse_unless_accepting, started
 from ...transport.invocations import read_json_body
+from ...transport.state import server_state
 from ...wire.errors import CLIENT_MISTAKES, ProtocolError, as_protocol_error
 from ...wire.fields import Text
 from .fields import FIELDS, INVALID_QUERY, VOICES, Query, model_language, output_spec, token
@@ -57,7 +58,7 @@ async def invoke(request: Request, raw: dict, rid: str) -> Response:
 
 
 async def _answer(request: Request, raw: dict, query: dict, rid: str) -> Response:
-    state = request.app.state
+    state = server_state(request)
     try:
         refuse_unless_accepting(state)
         try:

@@ -23,6 +23,7 @@ from ...session.request import ResponseRequest
 from ...transport.http_errors import request_id
 from ...transport.http_synthesis import admit, audio_bytes, collect, refuse_unless_accepting, started
 from ...transport.invocations import JSON, read_json_body
+from ...transport.state import server_state
 from ...wire.errors import CLIENT_MISTAKES, ProtocolError, as_protocol_error
 from .alignment import CharTimes, http_alignment
 from .fields import DEFAULT_OUTPUT_FORMAT, FIELDS, VOICES, SpeechBody, check_model, output_spec, token
@@ -65,7 +66,7 @@ async def _own_path(request: Request, timestamps: bool, whole: bool = False) -> 
 
 async def _answer(request: Request, raw: dict, rid: str, voice_id: str | None, output_format: str | None,
                   timestamps: bool, whole: bool = False) -> Response:
-    state = request.app.state
+    state = server_state(request)
     try:
         refuse_unless_accepting(state)
         body = SpeechBody.model_validate(raw)

@@ -23,6 +23,7 @@ from ...session.options import SessionOptions
 from ...transport.http_errors import request_id
 from ...transport.http_synthesis import admit, audio_bytes, refuse_unless_accepting, started
 from ...transport.invocations import read_json_body
+from ...transport.state import server_state
 from ...wire.errors import CLIENT_MISTAKES, FieldError, ProtocolError, one_of
 from .errors import openai_error_reply
 from .fields import FORMATS, MODELS, NAMES, SAMPLE_RATE, VOICES, SpeechRequest
@@ -41,7 +42,7 @@ async def speech(request: Request) -> Response:
 
 
 async def invoke(request: Request, raw: dict, rid: str) -> Response:
-    state = request.app.state
+    state = server_state(request)
     try:
         refuse_unless_accepting(state)
         fields = SpeechRequest.model_validate(raw)
@@ -91,9 +92,9 @@ async def _sse(events: AsyncIterator[AudioChunk | ResponseDone]) -> AsyncIterato
 async def voices(request: Request) -> JSONResponse:
     """Kokoro-FastAPI's list, in the `{"voices": [{"id", "name"}]}` shape Open WebUI reads, then
     OpenAI's names (each speaks as its mapped voice, or the closest one the engine has)."""
-    runtime = request.app.state.runtime
+    runtime = server_state(request).runtime
     if not runtime.ready:
-        return openai_error_reply(request.app.state.admission.model_loading())
+        return openai_error_reply(server_state(request).admission.model_loading())
     synthesizer = runtime.synthesizer
     ids = sorted({v for language in synthesizer.languages for v in synthesizer.voice_book(language).voice_ids})
     aliases = VOICES | runtime.voice_policy.aliases  # the operator's aliases stand over OpenAI's
@@ -103,7 +104,7 @@ async def voices(request: Request) -> JSONResponse:
 
 def _model_ids(request: Request) -> list[str]:
     """The served model, its aliases, and OpenAI's ids (accepted on this surface only)."""
-    return list(dict.fromkeys((*request.app.state.settings.accepted_models, *MODELS)))
+    return list(dict.fromkeys((*server_state(request).settings.accepted_models, *MODELS)))
 
 
 async def models(request: Request) -> JSONResponse:
