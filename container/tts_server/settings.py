@@ -105,8 +105,8 @@ class Settings(BaseModel):
     # Limits (SPEC §10)
     ws_max_pending_responses: int = setting(15, "responses queued behind the active one, per session", "limits",
                                             ge=0)
-    ws_max_frame_bytes: int = setting(FrameLimits.max_bytes, "largest WebSocket message (a custom style pack is ~700 KB)",
-                                      "limits", ge=1024)
+    ws_max_frame_bytes: int = setting(
+        FrameLimits.max_bytes, "largest WebSocket message (a custom style pack is ~700 KB)", "limits", ge=1024)
     max_request_bytes: int = setting(1 << 20, "largest `POST /invocations` body", "limits", ge=1024)
     max_json_depth: int = setting(FrameLimits.max_depth, "deepest JSON nesting in a frame or body", "limits", ge=4)
     session_idle_timeout_s: Seconds = setting(300.0, "a session with no client message and nothing being spoken "

@@ -15,6 +15,7 @@ from .errors import ErrorCode, ProtocolError
 
 @dataclass(frozen=True)
 class FrameLimits:
+    # The defaults of WS_MAX_FRAME_BYTES and MAX_JSON_DEPTH (settings.py reads them here).
     max_bytes: int = 1 << 20  # a custom style pack in `open` is ~700 KB of base64
     max_depth: int = 32  # the deepest valid event nests 3 levels (Bulbul's config.data)
     # The settings behind the limits, named in the errors so an operator knows what to raise

@@ -74,7 +74,7 @@ def blog_error_reply(error: ProtocolError, rid: str) -> JSONResponse:
 async def _invoke(request: Request, raw: dict, rid: str) -> Response:
     state = server_state(request)
     received = time.perf_counter()
-    tokens.refuse_if_stale(raw.get("request_timestamp"), server_state(request).family(BlogSettings).max_request_age_s)
+    tokens.refuse_if_stale(raw.get("request_timestamp"), state.family(BlogSettings).max_request_age_s)
     refuse_unless_accepting(state)
     try:
         fields = BlogRequest.model_validate(raw, context={MODEL_ID: state.settings.accepted_models})

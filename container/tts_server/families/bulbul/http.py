@@ -27,7 +27,8 @@ def claims_body(raw: dict) -> bool:
 
 
 async def invoke(request: Request, raw: dict, rid: str, stream_default: bool | None = None) -> Response:
-    return await answer(request, raw, rid, BulbulInvocation, stream_default, voices(server_state(request).family(BulbulSettings)))
+    names = voices(server_state(request).family(BulbulSettings))
+    return await answer(request, raw, rid, BulbulInvocation, stream_default, names)
 
 
 async def _own_path(request: Request, stream_default: bool) -> Response:

@@ -92,9 +92,10 @@ async def _sse(events: AsyncIterator[AudioChunk | ResponseDone]) -> AsyncIterato
 async def voices(request: Request) -> JSONResponse:
     """Kokoro-FastAPI's list, in the `{"voices": [{"id", "name"}]}` shape Open WebUI reads, then
     OpenAI's names (each speaks as its mapped voice, or the closest one the engine has)."""
-    runtime = server_state(request).runtime
+    state = server_state(request)
+    runtime = state.runtime
     if not runtime.ready:
-        return openai_error_reply(server_state(request).admission.model_loading())
+        return openai_error_reply(state.admission.model_loading())
     synthesizer = runtime.synthesizer
     ids = sorted({v for language in synthesizer.languages for v in synthesizer.voice_book(language).voice_ids})
     aliases = VOICES | runtime.voice_policy.aliases  # the operator's aliases stand over OpenAI's
