@@ -104,14 +104,20 @@ PHASES = ("g2p_s", "front_s", "decode_s", "queued_s", "output_s", "encoding_s", 
 
 
 def engine_floor(runtime, text: str) -> float:
-    """Seconds for the server's engine to synthesize the text's first piece whole (G2P + model)."""
+    """Seconds for the server's engine to synthesize the text's first piece whole (G2P + model),
+    on the server's model thread: on another thread torch would start a second OpenMP team, and
+    two teams on these cores slow every later run of both, the server's too (docs/performance.md)."""
     synthesizer = runtime.synthesizer
     start, end = split_sentences(text, fast_first_fragment=runtime.fast_first_fragment)[0]
     language = synthesizer.language(None)
     style = synthesizer.voice_book(language).resolve("default")
-    began = time.perf_counter()
-    synthesizer.synthesize(text, start, end, style, 1.0, language)
-    return time.perf_counter() - began
+
+    def timed() -> float:
+        began = time.perf_counter()
+        synthesizer.synthesize(text, start, end, style, 1.0, language)
+        return time.perf_counter() - began
+
+    return runtime.scheduler.on_model_thread(timed).result()
 
 
 async def ttfa_series(url: str, runtime, text: str, runs: int, label: str) -> dict:

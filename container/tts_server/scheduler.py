@@ -35,16 +35,18 @@ import itertools
 import logging
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import TypeVar
 
 from .engine.backend import Inference, Interrupted, RunControl
 from .engine.runner import ModelRunner
 from .engine.tokens import Job
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 PADDING_RATIO = 2.0  # a batch-mate may be at most this much longer or shorter than the head job
 BATCH_GAIN = 0.8  # a batch size is used only if each piece costs at most this share of running alone
 FIRST_PIECE_DELAY = 1.25  # a first piece's batch may take at most this much longer than it alone
@@ -147,6 +149,14 @@ class Scheduler:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
         self._thread.shutdown(wait=False, cancel_futures=True)
+
+    def on_model_thread(self, call: Callable[[], T]) -> Future[T]:
+        """`call()` on the model thread, after the run in progress, outside the scheduler's order:
+        for a measurement of the engine as it serves (scripts/bench.py's engine floor). The thread
+        matters to torch on a CPU: each thread that runs it gets its own OpenMP team, and with more
+        team threads than cores libgomp stops letting waiting threads spin, so every operation of
+        every run pays a wake-up (docs/performance.md)."""
+        return self._thread.submit(call)
 
     def measured(self, profile: dict[int, float]) -> None:
         """The warm-up's engine seconds per audio second at each batch size -> the batch limits."""

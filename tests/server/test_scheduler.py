@@ -49,6 +49,18 @@ class InterruptibleRunner(GatedRunner):
         return [len(job.ids) for job in jobs]
 
 
+class ThreadRecordingRunner(GatedRunner):
+    """Also records the thread each run ran on."""
+
+    def __init__(self):
+        super().__init__()
+        self.threads = []
+
+    def run(self, jobs, control=None):
+        self.threads.append(threading.get_ident())
+        return super().run(jobs, control)
+
+
 def job(length):
     return Job(tuple(range(length)), np.zeros(256, np.float32), 1.0)
 
@@ -346,3 +358,18 @@ async def test_the_models_busy_time_adds_up_every_run_stopped_ones_included(cloc
     await later
     assert scheduler.model_seconds == pytest.approx(0.5 + 0.25 + 1.25)
     await scheduler.stop()
+
+
+async def test_a_call_on_the_model_thread_runs_where_the_model_runs_after_the_run_in_progress():
+    """scripts/bench.py times its engine floor there: torch on another thread would start a second
+    OpenMP team and slow every run of the server it measures."""
+    runner = ThreadRecordingRunner()
+    scheduler = await started(runner=runner)
+    speaking = asyncio.ensure_future(scheduler.run([job(5)], scheduler.open_stream("s"), first=True))
+    await until(lambda: runner.batches)
+    called = scheduler.on_model_thread(threading.get_ident)
+    await asyncio.sleep(0.05)
+    assert not called.done(), "the call waits for the run in progress"
+    runner.release.release()
+    await speaking
+    assert await asyncio.wrap_future(called) == runner.threads[0] != threading.get_ident()
