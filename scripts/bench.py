@@ -11,7 +11,7 @@ Where first audio's time goes, per response (medians): G2P, the model's front pa
 window (the decoder over the first frames), waiting for the model, output processing,
 encoding, and the rest (framing, the socket, the client: "transport"). Against it, the engine
 floor: the same server's synthesis of the text's whole first piece (G2P + the model over all
-of it, no windows), timed between the responses of the same run.
+of it, no windows), timed between the responses of the same run, on the server's model thread.
 
     .venv/bin/python scripts/bench.py --runs 10 --json reports/bench.json
 

@@ -37,7 +37,6 @@ class ServerState:
         """A client family's own settings (`families/<name>/settings.py`) as read at start-up."""
         return self.family_settings[settings]
 
-
     def install(self, app: Starlette) -> None:
         app.state.server = self
 
