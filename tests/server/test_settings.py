@@ -12,12 +12,11 @@ from tts_server.transport.state import app_state
 def test_defaults_accept_bulbuls_model_ids_beside_the_served_one(monkeypatch):
     for name in ("MODEL_ID", "MODEL_ALIASES", "BULBUL_SPEAKER_MAP", "MAX_REQUEST_AGE_S", "API_KEYS"):
         monkeypatch.delenv(name, raising=False)
-    app = create_app(Settings.from_env())
-    settings = app_state(app).settings  # the app adds the client families' model ids
+    state = app_state(create_app(Settings.from_env()))
+    settings = state.settings  # the app adds the client families' model ids
     assert settings.accepted_models == ("kokoro-82m", "bulbul:v3", "bulbul:v2", "bulbul:v4-flash")
     assert settings.api_keys is None  # off unless set: no surface asks for a key
     # Each family's own settings, read from the environment with the app.
-    state = app_state(app)
     assert state.family(BulbulSettings).bulbul_speaker_map is None and state.family(BlogSettings).max_request_age_s == 56
 
 
