@@ -23,22 +23,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
-import socket
 import statistics
 import sys
-import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-import uvicorn
 import websockets
 from plots import save_plot
 from tqdm import tqdm
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO / "container"), str(REPO)]  # the server package and the client's chunker
+# the server package, the client's chunker, and tests/ for serving_in_thread
+sys.path[:0] = [str(REPO / "container"), str(REPO), str(REPO / "tests")]
+from in_process_server import serving_in_thread  # noqa: E402
 from tts_server.app import create_app  # noqa: E402
 from tts_server.settings import Settings  # noqa: E402
 from tts_server.transport.state import app_state  # noqa: E402
@@ -66,20 +67,16 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * (len(ordered) - 1))))]
 
 
-def start_server(engine: str = "onnx", model_dir: str | None = None, threads: int | None = None,
-                 **settings: object) -> tuple[uvicorn.Server, object, int]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    settings = Settings(host="127.0.0.1", port=port, engine=engine, model_dir=model_dir, device="cpu",
-                        languages=("ja",), inference_threads=threads, **settings)
+@contextlib.contextmanager
+def serving(engine: str = "onnx", model_dir: str | None = None, threads: int | None = None,
+            **settings: object) -> Iterator[tuple[object, int]]:
+    """The server with the real model on a thread of this process, its runtime at hand (the floor
+    is timed on its model thread); yields the runtime and the port."""
+    settings = Settings(host="127.0.0.1", engine=engine, model_dir=model_dir, device="cpu", languages=("ja",),
+                        inference_threads=threads, **settings)
     app = create_app(settings)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="warning"))
-    threading.Thread(target=server.run, daemon=True).start()
-    runtime = app_state(app).runtime
-    while not (server.started and runtime.ready):
-        time.sleep(0.1)
-    return server, runtime, port
+    with serving_in_thread(app, log_level="warning") as port:
+        yield app_state(app).runtime, port
 
 
 async def one_response(url: str, text: str, rid: str) -> dict:
@@ -179,17 +176,16 @@ async def main() -> None:
 
     load_before = os.getloadavg()
     print("starting the server and loading the model…", file=sys.stderr, flush=True)
-    server, runtime, port = start_server(args.engine, args.model_dir if args.engine == "torch" else None)
-    url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
-    await one_response(url, SHORT, "warmup")
-    series = [
-        await ttfa_series(url, runtime, SHORT, args.runs, "short"),
-        await ttfa_series(url, runtime, FIVE_SENTENCES, args.runs, "five-sentences"),
-    ]
-    scaling = []
-    for c in tqdm(args.concurrency.split(","), desc="throughput", unit="step"):
-        scaling.append(await throughput(url, int(c), FIVE_SENTENCES))
-    server.should_exit = True
+    with serving(args.engine, args.model_dir if args.engine == "torch" else None) as (runtime, port):
+        url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
+        await one_response(url, SHORT, "warmup")
+        series = [
+            await ttfa_series(url, runtime, SHORT, args.runs, "short"),
+            await ttfa_series(url, runtime, FIVE_SENTENCES, args.runs, "five-sentences"),
+        ]
+        scaling = []
+        for c in tqdm(args.concurrency.split(","), desc="throughput", unit="step"):
+            scaling.append(await throughput(url, int(c), FIVE_SENTENCES))
 
     print(f"Engine {runtime.synthesizer.backend.name} on {os.cpu_count()} CPU cores, pcm_16 24 kHz, binary frames\n")
     load = {"before": load_before, "after": os.getloadavg()}

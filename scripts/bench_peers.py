@@ -138,12 +138,11 @@ async def main() -> None:
 
     load_before = os.getloadavg()
     print("starting the server and loading the model…", file=sys.stderr, flush=True)
-    server, runtime, port = bench.start_server("onnx", threads=args.threads)
-    url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
-    synthesizer = runtime.synthesizer
-    voice = synthesizer.voice_book("ja").resolve("default").reshape(-1, 1, 256)
-    texts = {name: TEXTS[name] for name in args.texts.split(",")}
-    with tempfile.TemporaryDirectory() as scratch:
+    with bench.serving("onnx", threads=args.threads) as (runtime, port), tempfile.TemporaryDirectory() as scratch:
+        url = f"ws://127.0.0.1:{port}/invocations-bidirectional-stream"
+        synthesizer = runtime.synthesizer
+        voice = synthesizer.voice_book("ja").resolve("default").reshape(-1, 1, 256)
+        texts = {name: TEXTS[name] for name in args.texts.split(",")}
         kokoro = peer(args.threads, synthesizer.backend.vocab, Path(scratch))
         phonemes = {name: sentence_phonemes(synthesizer, text) for name, text in texts.items()}
         await server_response(url, runtime, bench.SHORT, "warm-up")
@@ -159,7 +158,6 @@ async def main() -> None:
                     await peer_batches(kokoro, phonemes[name], voice))
                 results[name]["the server's engine, the batches' chunks"].append(
                     server_engine_batches(kokoro, synthesizer.backend, phonemes[name], voice))
-    server.should_exit = True
     load = {"before": load_before, "after": os.getloadavg()}
 
     rows = []

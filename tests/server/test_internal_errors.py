@@ -6,26 +6,21 @@ does on valid input): a sentence holding BOOM fails inside synthesis, and langua
 while the request is being handled, outside the engine.
 """
 
-import contextlib
 import json
 import re
-import threading
 import time
 from types import SimpleNamespace
 
 import httpx
 import pytest
-import uvicorn
 import websockets
-from running_server import free_port
+from in_process_server import serving_in_thread
 from server.robustness.inprocess import CountingSynthesizer
-from waiting import until_sync
 
 from tts_client.sse import SSEReader
 from tts_server.app import create_app
 from tts_server.settings import Settings
 from tts_server.runtime import ModelRuntime
-from tts_server.transport.state import app_state
 
 SECRET = "secret /internal/path/engine.py"
 REQUEST_ID = re.compile(r"^\d{8}_[0-9a-f-]{36}$")
@@ -56,26 +51,11 @@ class FailingSynthesizer(CountingSynthesizer):
         return super().assemble(piece, results, engine_seconds)
 
 
-@contextlib.contextmanager
-def serving(app):
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, ws="websockets-sansio", log_level="critical")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    until_sync(lambda: server.started and app_state(app).runtime.ready, "the server to start")
-    try:
-        yield port
-    finally:
-        server.should_exit = True
-        thread.join(10)
-
-
 @pytest.fixture(scope="module")
 def port():
     settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off")  # a sentence a piece
     app = create_app(settings, ModelRuntime(FailingSynthesizer, settings))
-    with serving(app) as port:
+    with serving_in_thread(app, timeout=60) as port:
         yield port
 
 

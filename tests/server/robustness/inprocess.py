@@ -6,12 +6,11 @@ from __future__ import annotations
 import contextlib
 import json
 import socket
-import threading
 import time
 from types import SimpleNamespace
 
 import numpy as np
-import uvicorn
+from in_process_server import serving_in_thread
 from websockets.client import ClientProtocol
 from websockets.frames import Frame, Opcode
 from websockets.protocol import State
@@ -74,25 +73,12 @@ def serving(synthesizer, **settings):
     """The app on a port whose accepted sockets have small kernel send buffers."""
     # A sentence a piece: no fast first fragment, no growing pieces.
     settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off", **settings)
-    runtime = ModelRuntime(lambda: synthesizer, settings)
-    app = create_app(settings, runtime)
+    app = create_app(settings, ModelRuntime(lambda: synthesizer, settings))
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)
     sock.bind(("127.0.0.1", 0))
-    config = uvicorn.Config(app, ws="websockets-sansio", log_level="critical")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not (server.started and runtime.ready):
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    try:
-        yield SimpleNamespace(port=sock.getsockname()[1], app=app)
-    finally:
-        server.should_exit = True
-        thread.join(10)
-        sock.close()
+    with serving_in_thread(app, sock, timeout=30) as port:
+        yield SimpleNamespace(port=port, app=app)
 
 
 def small_receive_socket(port: int) -> socket.socket:
