@@ -6,7 +6,8 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
 - the Whisper listener's character error rate of the windowed decode and of the whole one,
   beside that of the whole decode of one silent frame less (the listener's own noise: the
   decoder's statistics change with the frames it is given, and its phase with them, so any
-  change of the input moves the audio, and a weak listener's transcript with it);
+  change of the input moves the audio, and a weak listener's transcript with it) and that of
+  the whole decode again, its random source drawn anew (what the same request gets next time);
 - the log-spectral distance of the windowed decode from the whole one over the sound, beside
   that of the whole decode of one silent frame less;
 - the largest step between neighbouring samples at a join, over the largest step of the whole
@@ -20,7 +21,10 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
   window starting that many frames before the speech (99: at the piece's start), no make-up;
 - with --joins, for a piece of three windows or more: its CER with its first join only (the
   rest decoded whole after it) and with its first window reaching the second join (every
-  later join kept): which join costs the listener.
+  later join kept): which join costs the listener;
+- with --voices all (or a comma-separated list of voice ids), every sentence in each of the
+  language's own voices (five Japanese ones): more pieces, for a CER difference the listener's
+  flips on single sentences cannot hide.
 
     .venv/bin/python scripts/bench_windows.py --model-dir .cache/model-dir --json reports/bench-windows.json
 
@@ -98,12 +102,12 @@ def in_windows(backend, front, windows: list[Window], loudness) -> tuple[np.ndar
     return np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows]), splicer
 
 
-def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, leads: list[int],
+def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scratch: Path, leads: list[int],
             joins: bool = False) -> dict:
     """The decoder's output for the piece: whole, in windows (spliced), whole less one frame, and
     over its speech span only (as a later piece is decoded); their distances and each one's CER
     (trimmed as served: pauses.trim of the whole decode)."""
-    backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve("default")
+    backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve(voice)
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
     front = backend.front(job.ids, job.style, job.speed)
     frames = front.frames
@@ -111,6 +115,9 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     windows = plan(front.durations, rtf, front.energy)
     spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness)  # the make-up gain served
     shorter = backend.decode(front, 0, frames - 1)
+    again = backend.front(job.ids, job.style, job.speed)  # its source not drawn yet: decode draws it anew
+    assert again.frames == frames, "the front part is deterministic"
+    whole_again = backend.decode(again, 0, frames)
     spoken = speech_span.decode(backend, front)
     span_start, span_end = speech_span.span(front)
     start, end = synthesizer.pauses.trim(whole)
@@ -120,7 +127,8 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
         steps.append(float(np.abs(np.diff(spliced[join - 240 : join + 240])).max() / max(own, 1e-6)))
     first_end = windows[1].join * UNIT if len(windows) > 1 else end
     level = 20 * np.log10(_rms(spliced[start:first_end]) / max(_rms(whole[start:first_end]), 1e-9))
-    heard = [("whole", whole), ("windowed", spliced), ("one_frame_less", shorter), ("speech_span", spoken)]
+    heard = [("whole", whole), ("windowed", spliced), ("one_frame_less", shorter), ("whole_again", whole_again),
+             ("speech_span", spoken)]
     leading = {}
     for lead in leads:
         lead_windows = plan(front.durations, rtf, front.energy, lead_frames=lead)
@@ -142,14 +150,20 @@ def decodes(synthesizer, text: str, language: str, rtf: float, scratch: Path, le
     return {"windows": len(windows), "first_window_frames": windows[0].end - windows[0].start, "frames": frames,
             "lsd": log_spectral_distance(spliced[start:end], whole[start:end]),
             "lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
+            "lsd_whole_again": log_spectral_distance(whole_again[start:end], whole[start:end]),
             "lsd_speech_span": log_spectral_distance(spoken[start:end], whole[start:end]),
             "speech_span_level_db": float(20 * np.log10(_rms(spoken[start:end]) / max(_rms(whole[start:end]), 1e-9))),
             "speech_span_frames": span_end - span_start,
             "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers, **leading}
 
 
+def own_voices(book) -> list[str]:
+    """The language's own voices (every voice where it has none of its own)."""
+    return [speaker for speaker in book.speakers if book.has(speaker)]
+
+
 def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path,
-          leads: list[int], limit: int | None = None, joins: bool = False) -> list[dict]:
+          leads: list[int], limit: int | None = None, joins: bool = False, voices: str = "default") -> list[dict]:
     synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
     rows = []
     for language in languages:
@@ -157,17 +171,28 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
         style = synthesizer.voice_book(language).resolve("default")
         warm = CORPUS[language][0]  # as the server's warm-up does: one windowed synthesis teaches the make-up
         synthesizer.synthesize(warm, 0, len(warm), style, 1.0, language, rtf=speed)
-        for text in CORPUS[language][:limit]:
-            row = {"engine": synthesizer.backend.name, "language": language, "text": text, "rtf": speed,
-                   **decodes(synthesizer, text, language, speed, scratch, leads, joins)}
-            rows.append(row)
-            print(json.dumps(row, ensure_ascii=False), flush=True)
+        for voice in own_voices(synthesizer.voice_book(language)) if voices == "all" else voices.split(","):
+            for text in CORPUS[language][:limit]:
+                row = {"engine": synthesizer.backend.name, "language": language, "voice": voice, "text": text,
+                       "rtf": speed, **decodes(synthesizer, text, language, voice, speed, scratch, leads, joins)}
+                rows.append(row)
+                print(json.dumps(row, ensure_ascii=False), flush=True)
     return rows
 
 
 def weighted_cer(rows: list[dict], key: str) -> float:
     """The CER of `key` over the rows' texts together: each sentence weighted by its characters."""
     return sum(r[key] * len(r["text"]) for r in rows) / sum(len(r["text"]) for r in rows)
+
+
+def difference_interval(rows: list[dict], key: str, draws: int = 2000) -> list[float]:
+    """The 95% bootstrap interval of weighted_cer(key) - weighted_cer("cer_whole"), pieces drawn
+    with replacement (each piece's decodes together): is a difference the listener's noise?"""
+    chars = np.array([len(r["text"]) for r in rows], dtype=float)
+    gap = np.array([r[key] - r["cer_whole"] for r in rows]) * chars
+    picks = np.random.default_rng(0).integers(0, len(rows), size=(draws, len(rows)))
+    values = gap[picks].sum(axis=1) / chars[picks].sum(axis=1)
+    return [float(np.percentile(values, 2.5)), float(np.percentile(values, 97.5))]
 
 
 def summary(rows: list[dict]) -> dict:
@@ -179,12 +204,18 @@ def summary(rows: list[dict]) -> dict:
             "cer_whole": weighted_cer(mine, "cer_whole"),
             "cer_windowed": weighted_cer(mine, "cer_windowed"),
             "cer_one_frame_less": weighted_cer(mine, "cer_one_frame_less"),
+            "cer_whole_again": weighted_cer(mine, "cer_whole_again"),
+            "pieces": len(mine),
+            "voices": list(dict.fromkeys(r["voice"] for r in mine)),
+            **{f"{key}_minus_whole_ci95": difference_interval(mine, key)
+               for key in ("cer_windowed", "cer_one_frame_less", "cer_whole_again")},
             "cer_speech_span": weighted_cer(mine, "cer_speech_span"),
             "lsd_speech_span_p50": statistics.median(r["lsd_speech_span"] for r in mine),
             "speech_span_level_db_p50": statistics.median(r["speech_span_level_db"] for r in mine),
             "speech_span_frame_share": sum(r["speech_span_frames"] for r in mine) / sum(r["frames"] for r in mine),
             "lsd_p50": statistics.median(r["lsd"] for r in mine),
             "lsd_one_frame_less_p50": statistics.median(r["lsd_one_frame_less"] for r in mine),
+            "lsd_whole_again_p50": statistics.median(r["lsd_whole_again"] for r in mine),
             "largest_join_step": max(r["largest_join_step"] for r in mine),
             "first_window_level_db_p50": statistics.median(r["first_window_level_db"] for r in mine),
             "first_window_level_db_min": min(r["first_window_level_db"] for r in mine),
@@ -216,6 +247,8 @@ def main() -> None:
     parser.add_argument("--corpus-limit", type=int, help="the first N sentences of each language only")
     parser.add_argument("--joins", action="store_true", help="also decode a piece of three windows or more with its "
                         "first join only and with no first join (which join costs the listener)")
+    parser.add_argument("--voices", default="default", help="the language's default voice, `all` of its own "
+                        "voices in turn, or these voice ids, comma-separated")
     parser.add_argument("--json", type=Path, default=Path("reports/bench-windows.json"))
     args = parser.parse_args()
     if not intelligibility.listener_ready():
@@ -226,7 +259,7 @@ def main() -> None:
         for engine in args.engines.split(","):
             rows += score(engine, args.model_dir if engine == "torch" else None, args.languages.split(","), args.rtf,
                           Path(scratch), [int(lead) for lead in args.lead_frames.split(",") if lead], args.corpus_limit,
-                          args.joins)
+                          args.joins, args.voices)
     figures = {"benchmark": "bench-windows", "load_average": {"before": load_before, "after": os.getloadavg()},
                "summary": summary(rows), "rows": rows}
     print(json.dumps(figures["summary"], indent=2))

@@ -23,7 +23,7 @@ matplotlib.use("Agg")  # headless: no display, no GUI toolkit
 import matplotlib.pyplot as plt
 from matplotlib.figure import Figure
 
-BLUE, ORANGE, GREEN, RED, GREY = "#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#a0aec0"
+BLUE, ORANGE, GREEN, RED, GREY, PURPLE = "#2b6cb0", "#dd6b20", "#2f855a", "#c53030", "#a0aec0", "#6b46c1"
 
 
 def _figure(columns: int, title: str, width: float = 5.2, height: float = 3.6) -> tuple[Figure, list]:
@@ -250,17 +250,20 @@ def plot_bench_peers(data: dict) -> Figure:
 def plot_bench_windows(data: dict) -> Figure:
     """make bench-windows: per engine, the listener's CER and the log-spectral distance of the first
     piece decoded in windows and of its speech span alone (as a response's later pieces are decoded),
-    beside the whole decode's and that of the whole decode of one frame less."""
+    beside the whole decode's, that of the whole decode of one frame less and of the whole decode
+    again (its random source drawn anew)."""
     summary = data["summary"]
     engines = list(summary)
     figure, (cer, lsd) = _figure(2, "make bench-windows: a first piece in windows against the whole decode", width=5)
     x = range(len(engines))
     span = "cer_speech_span" in summary[engines[0]]  # JSONs from before the speech span have none
+    again = "cer_whole_again" in summary[engines[0]]  # nor from before the whole decode's second draw
     groups = [
         (cer, "{:.3f}", [("cer_whole", "whole", GREY), ("cer_windowed", "in windows", BLUE),
                          ("cer_one_frame_less", "whole, one frame less", ORANGE)]
-         + [("cer_speech_span", "speech span", GREEN)] * span),
+         + [("cer_whole_again", "whole again", PURPLE)] * again + [("cer_speech_span", "speech span", GREEN)] * span),
         (lsd, "{:.2f}", [("lsd_p50", "in windows", BLUE), ("lsd_one_frame_less_p50", "whole, one frame less", ORANGE)]
+         + [("lsd_whole_again_p50", "whole again", PURPLE)] * again
          + [("lsd_speech_span_p50", "speech span", GREEN)] * span),
     ]
     for axis, fmt, bars in groups:

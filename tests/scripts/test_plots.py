@@ -140,3 +140,8 @@ def test_the_windows_plot_draws_each_engines_cer_and_spectral_distance():
     cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": with_span}).axes
     assert bar_heights(cer, "#2f855a") == [0.08, 1.08] and bar_heights(lsd, "#2f855a") == [0.5, 1.5]
     assert bar_heights(cer, "#2b6cb0") == [0.06, 1.06], "the other bars as before"
+    with_again = {engine: {**figures, "cer_whole_again": 0.09 + i, "lsd_whole_again_p50": 0.3 + i}
+                  for i, (engine, figures) in enumerate(with_span.items())}
+    cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": with_again}).axes
+    assert bar_heights(cer, "#6b46c1") == [0.09, 1.09] and bar_heights(lsd, "#6b46c1") == [0.3, 1.3]
+    assert bar_heights(cer, "#2f855a") == [0.08, 1.08], "the other bars as before"
