@@ -12,7 +12,9 @@ Only a response's later pieces (tokens.later): its first piece's cost is first a
 windows (windows.py) and their make-up were measured against the whole decode. The decoder's
 instance norms take their statistics over the frames they are given, so speech decoded without
 the silence comes out about a dB quieter than the whole decode (0.6-1.6 over the speech
-corpus). Measurements: docs/performance.md ("The model's silence is not decoded").
+corpus) on the embedded engine; the PyTorch engine weights the span's silence to its piece's
+share (window_norm.py). Measurements: docs/performance.md ("The model's silence is not
+decoded", "A window's statistics weighted to its piece's silence").
 """
 
 from __future__ import annotations

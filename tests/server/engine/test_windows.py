@@ -221,6 +221,27 @@ def test_a_later_window_is_decoded_in_place_and_one_off_by_a_sample_is_caught(de
         assert lag_to_whole(late, window, decoded.whole) == 1 and lag_to_whole(early, window, decoded.whole) == -1
 
 
+@pytest.mark.parametrize("decoded", ["torch"], indirect=True)  # the embedded engine's export keeps the stock norms
+def test_the_pytorch_engines_first_window_speaks_at_the_whole_decodes_level(decoded, monkeypatch):
+    """Its instance norms weight the window's silence to the piece's share (engine/window_norm.py):
+    the first word within 2 dB of the whole decode, where the stock statistics leave it 4 dB low."""
+    from tts_server.engine import window_norm
+
+    first = decoded.windows[0]
+    onset, end = int(decoded.front.durations[0]) - 2, first.end - CONTEXT_FRAMES
+
+    def below_whole(part: np.ndarray, start: int, stop: int) -> float:
+        def db(x):
+            return 10 * np.log10(np.mean(np.square(x, dtype=np.float64)))
+        return db(decoded.whole[start * UNIT : stop * UNIT]) - db(part[(start - first.start) * UNIT : (stop - first.start) * UNIT])
+
+    weighted = decoded.parts[0]
+    assert below_whole(weighted, onset, end) < 2.0 and below_whole(weighted, onset, onset + 6) < 2.0
+    monkeypatch.setattr(window_norm.FrameWeights, "for_window", classmethod(lambda cls, *args: None))
+    stock = decoded.backend.decode(decoded.front, first.start, first.end)
+    assert below_whole(stock, onset, end) > 3.5 and below_whole(stock, onset, onset + 6) > 3.5
+
+
 def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
     from tts_server.engine.windows import MAX_MAKEUP_DB, Loudness
 

@@ -1,0 +1,83 @@
+"""A window's instance-norm statistics weighted to its piece's share of silence (engine/window_norm.py);
+on the real model: tests/server/engine/test_windows.py."""
+
+import numpy as np
+import pytest
+import torch
+
+from tts_server.engine.speech_span import SPEECH_ENERGY
+from tts_server.engine.window_norm import FrameWeights, WeightsHolder, WindowNorm, install
+
+SILENT, SPOKEN = SPEECH_ENERGY - 4, SPEECH_ENERGY + 7
+
+
+def energy(pattern: str) -> np.ndarray:
+    """'.' a frame of the model's silence, 'a' a frame of speech."""
+    return np.array([SILENT if c == "." else SPOKEN for c in pattern], dtype=np.float32)
+
+
+def test_only_a_window_of_both_silence_and_speech_is_weighted():
+    piece = energy("....aaaaaaaaaaaa........")  # 12 of 24 frames silent
+    assert FrameWeights.for_window(piece, 24, 0, 24) is None, "the whole piece: the stock statistics are its own"
+    assert FrameWeights.for_window(None, 24, 0, 10) is None, "no energy: nothing to tell silence by"
+    assert FrameWeights.for_window(piece, 24, 5, 14) is None, "a window of speech only"
+    weights = FrameWeights.for_window(piece, 24, 2, 10)
+    assert weights.share == 0.5 and weights.silent.tolist() == [True, True] + [False] * 6
+
+
+def test_each_resolution_weights_silence_at_its_share_of_the_piece():
+    weights = FrameWeights(np.array([True, True, False, False, False, True, False, False]), share=0.5)
+    for per_frame in (1, 2, 20, 120):
+        at = weights.at(8 * per_frame)
+        assert at.runs == [(0, 2 * per_frame), (5 * per_frame, 6 * per_frame)]
+        silent_steps = 3 * per_frame
+        assert at.silent * silent_steps == pytest.approx(0.5) and at.spoken * (8 * per_frame - silent_steps) == pytest.approx(0.5)
+    odd = weights.at(8 * 120 + 1)  # the generator's last stage has one step more than 120 a frame
+    assert abs(sum(stop - start for start, stop in odd.runs) - 3 * 120) <= 1 and odd.runs[0][0] == 0
+    assert FrameWeights(np.array([True, False]), share=0.5).at(1) is None, "one step cannot hold both"
+
+
+@pytest.fixture
+def norm():
+    torch.manual_seed(0)
+    stock = torch.nn.InstanceNorm1d(16, affine=True)
+    torch.nn.init.normal_(stock.weight)
+    torch.nn.init.normal_(stock.bias)
+    holder = WeightsHolder()
+    return stock, holder, WindowNorm(stock, holder)
+
+
+@torch.inference_mode()
+def test_without_weights_or_at_the_windows_own_share_it_is_the_stock_norm(norm):
+    stock, holder, window = norm
+    x = torch.randn(1, 16, 600) * 3 + 5
+    assert torch.equal(window(x), stock(x)), "no window being decoded: the stock norm itself"
+    silent = np.array([True] * 6 + [False] * 24)
+    holder.weights = FrameWeights(silent, share=6 / 30)
+    assert torch.allclose(window(x), stock(x), atol=1e-5)
+
+
+@torch.inference_mode()
+def test_silence_counts_for_the_pieces_share_in_the_statistics(norm):
+    stock, holder, window = norm
+    x = torch.randn(1, 16, 600) * 3 + 5
+    x[..., :120] *= 0.01  # the silent steps: near zero, as the model's silence is
+    silent = np.array([True] * 6 + [False] * 24)
+    holder.weights = FrameWeights(silent, share=0.5)
+    w = torch.from_numpy(np.where(np.repeat(silent, 20), 0.5 / 120, 0.5 / 480).astype(np.float32))
+    mean = (x * w).sum(-1, keepdim=True)
+    var = ((x - mean) ** 2 * w).sum(-1, keepdim=True)
+    expected = (x - mean) / torch.sqrt(var + stock.eps) * stock.weight[:, None] + stock.bias[:, None]
+    assert torch.allclose(window(x), expected, atol=1e-4)
+    assert not torch.allclose(window(x), stock(x), atol=1e-2), "a different share: different statistics"
+
+
+def test_install_swaps_every_instance_norm_for_one_with_its_parameters():
+    torch.manual_seed(0)
+    decoder = torch.nn.Sequential(torch.nn.Conv1d(4, 4, 3), torch.nn.Sequential(torch.nn.InstanceNorm1d(4, affine=True)))
+    torch.nn.init.normal_(decoder[1][0].weight)
+    before = decoder[1][0].weight.detach().clone()
+    holder = install(decoder)
+    swapped = decoder[1][0]
+    assert isinstance(swapped, WindowNorm) and swapped.holder is holder and holder.weights is None
+    assert torch.equal(swapped.weight.detach(), before)
