@@ -13,8 +13,8 @@ windows (windows.py) and their make-up were measured against the whole decode. T
 instance norms take their statistics over the frames they are given, so speech decoded without
 the silence comes out about a dB quieter than the whole decode (0.6-1.6 over the speech
 corpus) on the embedded engine; the PyTorch engine weights the span's silence to its piece's
-share (window_norm.py). Measurements: docs/performance.md ("The model's silence is not
-decoded", "A window's statistics weighted to its piece's silence").
+share (span_norm.py). Measurements: docs/performance.md ("The model's silence is not
+decoded", "A decode's statistics weighted to its piece's silence").
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ os.environ.setdefault("GOMP_SPINCOUNT", "3000000")
 import torch  # after the OpenMP settings above: it reads them as it loads
 
 from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
-from . import window_norm
+from . import span_norm
 from .batched_forward import forward_batch
 from .model_dir import ModelDir, ModelDirError
 
@@ -88,7 +88,7 @@ class TorchBackend:
             reason = " ".join(str(error).split())[:300]
             raise ModelDirError(f"{model_dir.weights}: state dict does not load ({reason})") from None
         fold_weight_norm(model)
-        self._window = window_norm.install(model.decoder)  # a window's statistics as its piece's (window_norm.py)
+        self._span = span_norm.install(model.decoder)  # a speech span decoded as loud as its piece (span_norm.py)
         self.model = model.to(self.device).eval()
         # Interruption: each convolution and LSTM first checks the run's control, so a run stops
         # within one layer (the scheduler's preemption; see scheduler.py).
@@ -153,11 +153,11 @@ class TorchBackend:
 
     def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
         """kokoro's decoder over frames [start, end), its harmonic source the slice of the piece's own,
-        its instance norms' statistics weighted to the piece's share of silence (window_norm.py)."""
+        a speech span's instance-norm statistics weighted to the piece's share of silence (span_norm.py)."""
         features: _Features = front.features
         generator = self.model.decoder.generator
         self._control = control
-        self._window.weights = window_norm.FrameWeights.for_window(front.energy, front.frames, start, end)
+        self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end)
         try:
             with torch.inference_mode():
                 if features.source is None:  # drawn once per piece: every window continues its phase and noise
@@ -172,7 +172,7 @@ class TorchBackend:
                     generator.m_source = own
         finally:
             self._control = None
-            self._window.weights = None
+            self._span.weights = None
         return audio.reshape(-1).float().cpu().numpy()
 
     def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]],

@@ -10,10 +10,8 @@ in that overlap:
 - with the later window's level matched to the earlier one's there and brought back to its
   own over RAMP_SAMPLES: the decoder's instance norms take their statistics over the frames
   they are given, so a short window comes out a few dB quieter than the whole decode (2-6 dB
-  on the speech corpus; the PyTorch engine weights a window's silence to its piece's share
-  in those statistics, window_norm.py, which leaves about a dB). `Loudness` learns what is
-  left from the first joins it sees and makes a first window up by it, so what is left for
-  the ramp is the piece-to-piece spread;
+  on the speech corpus). `Loudness` learns that from the first joins it sees and makes a
+  first window up by it, so what is left for the ramp is the piece-to-piece spread;
 - by an equal-gain crossfade of CROSSFADE_SAMPLES.
 Every sample keeps its position in the piece: nothing is dropped or repeated, so the
 durations, trims and timestamps of the whole piece hold (tests/server/engine/test_windows.py).

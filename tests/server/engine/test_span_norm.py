@@ -1,4 +1,4 @@
-"""A window's instance-norm statistics weighted to its piece's share of silence (engine/window_norm.py);
+"""A speech span's instance-norm statistics weighted to its piece's share of silence (engine/span_norm.py);
 on the real model: tests/server/engine/test_windows.py."""
 
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from tts_server.engine.speech_span import SPEECH_ENERGY
-from tts_server.engine.window_norm import FrameWeights, WeightsHolder, WindowNorm, install
+from tts_server.engine.span_norm import FrameWeights, WeightsHolder, SpanNorm, install
 
 SILENT, SPOKEN = SPEECH_ENERGY - 4, SPEECH_ENERGY + 7
 
@@ -16,13 +16,15 @@ def energy(pattern: str) -> np.ndarray:
     return np.array([SILENT if c == "." else SPOKEN for c in pattern], dtype=np.float32)
 
 
-def test_only_a_window_of_both_silence_and_speech_is_weighted():
+def test_only_a_decode_of_all_the_speech_and_some_of_the_silence_is_weighted():
     piece = energy("....aaaaaaaaaaaa........")  # 12 of 24 frames silent
-    assert FrameWeights.for_window(piece, 24, 0, 24) is None, "the whole piece: the stock statistics are its own"
-    assert FrameWeights.for_window(None, 24, 0, 10) is None, "no energy: nothing to tell silence by"
-    assert FrameWeights.for_window(piece, 24, 5, 14) is None, "a window of speech only"
-    weights = FrameWeights.for_window(piece, 24, 2, 10)
-    assert weights.share == 0.5 and weights.silent.tolist() == [True, True] + [False] * 6
+    assert FrameWeights.for_frames(piece, 24, 0, 24) is None, "the whole piece: the stock statistics are its own"
+    assert FrameWeights.for_frames(None, 24, 2, 18) is None, "no energy: nothing to tell silence by"
+    assert FrameWeights.for_frames(piece, 24, 2, 10) is None, "a first window: part of the speech"
+    assert FrameWeights.for_frames(piece, 24, 10, 24) is None, "a last window"
+    assert FrameWeights.for_frames(piece, 24, 4, 16) is None, "the speech alone: no silence to weight"
+    weights = FrameWeights.for_frames(piece, 24, 2, 18)  # a speech span
+    assert weights.share == 0.5 and weights.silent.tolist() == [True] * 2 + [False] * 12 + [True] * 2
 
 
 def test_each_resolution_weights_silence_at_its_share_of_the_piece():
@@ -44,7 +46,7 @@ def norm():
     torch.nn.init.normal_(stock.weight)
     torch.nn.init.normal_(stock.bias)
     holder = WeightsHolder()
-    return stock, holder, WindowNorm(stock, holder)
+    return stock, holder, SpanNorm(stock, holder)
 
 
 @torch.inference_mode()
@@ -79,5 +81,5 @@ def test_install_swaps_every_instance_norm_for_one_with_its_parameters():
     before = decoder[1][0].weight.detach().clone()
     holder = install(decoder)
     swapped = decoder[1][0]
-    assert isinstance(swapped, WindowNorm) and swapped.holder is holder and holder.weights is None
+    assert isinstance(swapped, SpanNorm) and swapped.holder is holder and holder.weights is None
     assert torch.equal(swapped.weight.detach(), before)

@@ -1,14 +1,16 @@
-"""A window's instance-norm statistics weighted to its piece's share of silence (PyTorch engine).
+"""A decode of a piece's speech with less of its silence, its instance-norm statistics weighted to
+the piece's share of silence (PyTorch engine).
 
-Kokoro's decoder normalises each channel over the frames it is given (AdaIN). A first window
-holds less of the model's silence than its piece (its lead only: 10-15% of its frames against
-25-35% for the piece, whose pause after the last word is long), and statistics taken over mostly
-speech bring its speech out 3-10 dB quieter than the whole decode, most at the first word's onset,
-the part the listener then mishears. Here the window's silent and spoken frames each count for
-their piece's share in those statistics: the same frames decoded, within about 2 dB of the whole
-decode. Measurements: docs/performance.md ("A window's statistics weighted to its piece's silence").
+Kokoro's decoder normalises each channel over the frames it is given (AdaIN). The speech span of
+a response's later pieces (speech_span.py) holds less of the model's silence than its piece (8
+frames a side, against the piece's 25-35%), and statistics taken over mostly speech bring it out
+about a dB quieter than the whole decode, its spectrum further from it than the decoder's own
+noise. Here its silent and spoken frames each count for their piece's share in those statistics:
+the same frames decoded, at the whole decode's level. A first piece's windows, which hold part of
+the speech, keep the stock statistics: weighted too, their first word came out at the whole
+decode's level but their joins stepped harder (measurements: docs/performance.md, "A decode's
+statistics weighted to its piece's silence").
 """
-
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,26 +24,30 @@ from . import speech_span
 
 @dataclass
 class FrameWeights:
-    """Which of a window's frames are the model's silence, and the silence's share of its piece."""
+    """Which of a decode's frames are the model's silence, and the silence's share of its piece."""
 
-    silent: np.ndarray  # bool per frame of the window
+    silent: np.ndarray  # bool per frame decoded
     share: float  # the piece's frames that are silent, over its frames
     _resolutions: dict[int, Resolution | None] = field(default_factory=dict)
 
     @classmethod
-    def for_window(cls, energy: np.ndarray | None, frames: int, start: int, end: int) -> FrameWeights | None:
-        """None where the stock statistics already are the piece's (the whole piece) or where there is
-        nothing to weight (no energy, or a window or piece all silence or all speech)."""
+    def for_frames(cls, energy: np.ndarray | None, frames: int, start: int, end: int) -> FrameWeights | None:
+        """None where the stock statistics already are the piece's (the whole piece), where there is
+        nothing to weight (no energy, or a decode or piece all silence or all speech), and for a
+        decode of part of the speech (a window)."""
         if energy is None or (start, end) == (0, frames):
             return None
         silent = energy[:frames] <= speech_span.SPEECH_ENERGY
-        share, window = float(silent.mean()), silent[start:end]
-        if not (0 < share < 1) or window.all() or not window.any():
+        share, decoded = float(silent.mean()), silent[start:end]
+        if not (0 < share < 1) or decoded.all() or not decoded.any():
             return None
-        return cls(window, share)
+        spoken = np.flatnonzero(~silent)
+        if spoken[0] < start or spoken[-1] >= end:  # part of the speech: a first-piece window, whose
+            return None  # joins and make-up are measured on the stock statistics (docs/performance.md)
+        return cls(decoded, share)
 
     def at(self, steps: int) -> Resolution | None:
-        """The weights at a tensor of `steps` time steps over the window (each frame spans
+        """The weights at a tensor of `steps` time steps over the frames decoded (each frame spans
         steps / frames of them: 1, 2, 20 or 120 here); None where it has no step of one kind."""
         if steps not in self._resolutions:
             silent = self.silent[np.arange(steps) * len(self.silent) // steps]
@@ -62,9 +68,9 @@ class Resolution:
     runs: list[tuple[int, int]]
 
 
-class WindowNorm(nn.InstanceNorm1d):
-    """nn.InstanceNorm1d (kokoro's, affine), whose statistics follow `holder.weights` while a window
-    is decoded: the silent steps' moments and the spoken ones' mixed at the piece's share."""
+class SpanNorm(nn.InstanceNorm1d):
+    """nn.InstanceNorm1d (kokoro's, affine), whose statistics follow `holder.weights` while a speech
+    span is decoded: the silent steps' moments and the spoken ones' mixed at the piece's share."""
 
     def __init__(self, norm: nn.InstanceNorm1d, holder: WeightsHolder):
         super().__init__(norm.num_features, eps=norm.eps, momentum=norm.momentum, affine=norm.affine,
@@ -73,8 +79,8 @@ class WindowNorm(nn.InstanceNorm1d):
         self.holder = holder
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        window = self.holder.weights
-        steps = None if window is None else window.at(x.shape[-1])
+        weights = self.holder.weights
+        steps = None if weights is None else weights.at(x.shape[-1])
         if steps is None:
             return super().forward(x)
         # Sums over every step and over the few runs of silent ones: torch's var_mean, a gather of
@@ -94,18 +100,18 @@ class WindowNorm(nn.InstanceNorm1d):
 
 
 class WeightsHolder:
-    """The weights of the window being decoded, read by every WindowNorm of one model."""
+    """The weights of the decode in progress, read by every SpanNorm of one model."""
 
     def __init__(self):
         self.weights: FrameWeights | None = None
 
 
 def install(decoder: nn.Module) -> WeightsHolder:
-    """Replace every InstanceNorm1d of `decoder` by a WindowNorm with its parameters; returns the
-    holder through which a decode gives them a window's weights (None: the stock statistics)."""
+    """Replace every InstanceNorm1d of `decoder` by a SpanNorm with its parameters; returns the
+    holder through which a decode gives them its weights (None: the stock statistics)."""
     holder = WeightsHolder()
     for module in list(decoder.modules()):
         for name, child in list(module.named_children()):
             if type(child) is nn.InstanceNorm1d:
-                setattr(module, name, WindowNorm(child, holder))
+                setattr(module, name, SpanNorm(child, holder))
     return holder
