@@ -11,6 +11,7 @@ the speech, keep the stock statistics: weighted too, their first word came out a
 decode's level but their joins stepped harder (measurements: docs/performance.md, "A decode's
 statistics weighted to its piece's silence").
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -83,10 +84,12 @@ class SpanNorm(nn.InstanceNorm1d):
         steps = None if weights is None else weights.at(x.shape[-1])
         if steps is None:
             return super().forward(x)
-        # Sums over every step and over the few runs of silent ones: torch's var_mean, a gather of
-        # the silent steps or a weighted matrix-vector product each cost more than the stock norm.
+        # Sums over every step and over the few runs of silent ones, the variance as E[x^2] - mean^2
+        # (tests/server/engine/test_span_norm.py holds it to the two-pass one): torch's var_mean, a
+        # gather of the silent steps or a weighted matrix-vector product each cost more than the
+        # stock norm.
         square = x * x
-        extra = steps.silent - steps.spoken  # a silent step's weight over a spoken one's
+        extra = steps.silent - steps.spoken  # what a silent step weighs more than a spoken one
         mean = steps.spoken * x.sum(-1, keepdim=True)
         moment = steps.spoken * square.sum(-1, keepdim=True)
         for start, stop in steps.runs:
