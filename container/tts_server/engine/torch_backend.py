@@ -23,8 +23,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "ACTIVE")
 os.environ.setdefault("GOMP_SPINCOUNT", "3000000")
 import torch  # after the OpenMP settings above: it reads them as it loads
 
-from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
 from . import span_norm
+from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
 from .batched_forward import forward_batch
 from .model_dir import ModelDir, ModelDirError
 
