@@ -157,11 +157,6 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
             "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers, **leading}
 
 
-def own_voices(book) -> list[str]:
-    """The language's own voices (every voice where it has none of its own)."""
-    return [speaker for speaker in book.speakers if book.has(speaker)]
-
-
 def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path,
           leads: list[int], limit: int | None = None, joins: bool = False, voices: str = "default") -> list[dict]:
     synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
@@ -171,7 +166,7 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
         style = synthesizer.voice_book(language).resolve("default")
         warm = CORPUS[language][0]  # as the server's warm-up does: one windowed synthesis teaches the make-up
         synthesizer.synthesize(warm, 0, len(warm), style, 1.0, language, rtf=speed)
-        for voice in own_voices(synthesizer.voice_book(language)) if voices == "all" else voices.split(","):
+        for voice in synthesizer.voice_book(language).own_voices if voices == "all" else voices.split(","):
             for text in CORPUS[language][:limit]:
                 row = {"engine": synthesizer.backend.name, "language": language, "voice": voice, "text": text,
                        "rtf": speed, **decodes(synthesizer, text, language, voice, speed, scratch, leads, joins)}

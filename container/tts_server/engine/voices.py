@@ -40,6 +40,11 @@ class VoiceBook:
         return [*self._presets, *self._own]
 
     @property
+    def own_voices(self) -> list[str]:
+        """The language's own voices (every voice of the engine where it has none of its own)."""
+        return list(self._own)
+
+    @property
     def voice_ids(self) -> list[str]:
         """Every voice of the engine (not only this language's own)."""
         return sorted(self._voices)

@@ -23,6 +23,12 @@ def test_presets_map_to_the_languages_voices():
     }
 
 
+def test_a_languages_own_voices_are_those_of_its_letter_or_else_all():
+    mixed = VOICES | {"af_heart": VOICES["jf_alpha"]}
+    assert VoiceBook(mixed, 510, "j").own_voices == list(VOICES)
+    assert VoiceBook(mixed, 510, "e").own_voices == sorted(mixed), "none of its own: every voice"
+
+
 def test_presets_raw_ids_and_blends_resolve(book):
     assert book.resolve("man-1")[0, 0] == 4
     assert book.resolve("jf_nezumi")[0, 0] == 2
