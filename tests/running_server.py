@@ -7,6 +7,7 @@ conftest modules exist under tests/ and only one can own that name)."""
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -103,3 +104,5 @@ def stop_server(server: RunningServer) -> None:
     server.process.kill()
     server.process.wait()
     server.log.close()
+    if server.load_gate is not None:  # its own temporary directory (start_server)
+        shutil.rmtree(server.load_gate.parent, ignore_errors=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "scripts"))
-from bench_startup import FIRST_REQUESTS, cold_start, parse_variant, summary  # noqa: E402
+from bench_startup import FIRST_REQUESTS, cold_start, parse_variant, served, summary  # noqa: E402
 from plots import plot_bench_startup, startup_segments  # noqa: E402
 from running_server import free_port  # noqa: E402
 
@@ -39,6 +39,12 @@ def test_the_summary_takes_medians_and_the_plot_sums_languages_and_profile_runs(
     figure = plot_bench_startup({"cpus": 2, "series": [{"engine": "onnx", "variant": "after", **series}]})
     widths = [bar.get_width() for bar in figure.axes[0].patches]
     assert widths == [2.0, 3.0, 3.0]
+
+
+def test_first_requests_go_only_to_the_languages_a_server_speaks():
+    """A variant with LANGUAGES=ja answers English with a 400: its cold start times Japanese alone."""
+    assert served(["ja"]) == ["ja"]
+    assert served(["en-US", "ja", "fr"]) == list(FIRST_REQUESTS)
 
 
 def test_a_variant_names_its_settings():
