@@ -4,6 +4,7 @@ output names every figure the GPU run fills (../shared/GPU.md), so it cannot rot
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -52,6 +53,18 @@ def runs_lstm_under_autocast(dtype) -> bool:
     except RuntimeError:
         return False
     return True
+
+
+def test_make_test_avx2_runs_the_figure_test_as_an_avx2_only_cpu_would():
+    """`make test-avx2` (the Makefile's AVX2_ONLY) makes this CPU refuse the bf16 LSTM as one
+    without AVX-512 does, so the figure test above takes its other branch there."""
+    line = next(line for line in (REPO / "Makefile").read_text().splitlines() if line.startswith("AVX2_ONLY :="))
+    limits = dict(pair.split("=", 1) for pair in line.split(":=", 1)[1].split())
+    probe = "import torch, test_gpu_check as t; print(t.runs_lstm_under_autocast(torch.bfloat16))"
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).parent, env=os.environ | limits)
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.split()[-1] == "False", run.stdout
 
 
 def test_the_model_paths_agree_and_the_recorded_durations_hold(tiny_run):
