@@ -160,10 +160,9 @@ class TorchBackend:
         self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end)
         try:
             with torch.inference_mode():
-                if features.source is None:  # drawn once per piece: every window continues its phase and noise
-                    f0_up = generator.f0_upsamp(features.f0[:, None]).transpose(1, 2)
-                    features.source = generator.m_source(f0_up)[0]
                 unit = SAMPLES_PER_DURATION_UNIT
+                if features.source is None or features.source.shape[1] < end * unit:
+                    features.source = _source(generator, features, end * unit if features.source is None else None)
                 own, generator.m_source = generator.m_source, _GivenSource(features.source[:, start * unit : end * unit])
                 try:
                     audio = self.model.decoder(features.asr[:, :, start:end], features.f0[:, 2 * start : 2 * end],
@@ -184,6 +183,24 @@ class TorchBackend:
         finally:
             self._control = None
         return [Inference(audio=audio, durations=durations) for audio, durations in rows]
+
+
+def _source(generator, features: _Features, samples: int | None) -> torch.Tensor:
+    """The piece's harmonic source, (1, samples, 1): its first `samples` (None: all), after what
+    was drawn already. Each window continues its phase and noise, and a first window draws only
+    its own part: the source of a sample depends on the pitch steps up to the one after it (the
+    phase is a running sum over them; each step's sample rate interpolates between two), so a
+    part drawn over the steps up to one past its end is the start of the whole draw (its noise
+    aside: drawn anew either way)."""
+    f0 = features.f0
+    if samples is not None:
+        step = generator.m_source.l_sin_gen.upsample_scale  # samples per pitch step
+        f0 = f0[:, : -(-samples // step) + 1]
+    source = generator.m_source(generator.f0_upsamp(f0[:, None]).transpose(1, 2))[0]
+    if samples is not None:
+        return source[:, :samples]
+    drawn = features.source
+    return source if drawn is None else torch.cat([drawn, source[:, drawn.shape[1]:]], dim=1)
 
 
 class _Features:

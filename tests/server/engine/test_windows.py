@@ -329,3 +329,27 @@ def test_the_real_models_last_window_keeps_the_silence_after_the_speech_silent(s
         audio, _ = spliced(Splicer(found), found, lambda window, _: backend.decode(front, window.start, window.end))
         after = audio[spoken * UNIT :]
         assert 20 * np.log10(np.abs(after).max()) < -50, (rtf, found)
+
+
+@pytest.mark.parametrize("decoded", ["torch"], indirect=True)
+def test_a_first_window_draws_its_own_part_of_the_pieces_source(decoded, monkeypatch):
+    """The PyTorch engine's first window draws the harmonic source over its own samples only, and a
+    later window the rest after them: together the source one draw over the piece gives (its noise
+    set aside here), so no window's phase jumps at the end of what the first one drew."""
+    import torch
+
+    from tts_server.engine import torch_backend
+
+    monkeypatch.setattr(torch, "randn_like", torch.zeros_like)
+    generator = decoded.backend.model.decoder.generator
+    given = decoded.front.features
+    features = torch_backend._Features(given.asr, given.f0, given.energy, given.style)
+    first = decoded.windows[0].end * UNIT
+    with torch.inference_mode():
+        features.source = torch_backend._source(generator, features, first)
+        assert features.source.shape[1] == first < UNIT * decoded.front.frames
+        in_two = torch_backend._source(generator, features, None)
+        features.source = None
+        in_one = torch_backend._source(generator, features, None)
+    assert in_two.shape == in_one.shape == (1, UNIT * decoded.front.frames, 1)
+    torch.testing.assert_close(in_two, in_one, rtol=0, atol=1e-6)
