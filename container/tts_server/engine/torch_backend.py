@@ -189,8 +189,8 @@ def _source(generator, features: _Features, samples: int | None) -> torch.Tensor
     """The piece's harmonic source, (1, samples, 1): its first `samples` (None: all), after what
     was drawn already. Each window continues its phase and noise, and a first window draws only
     its own part: the source of a sample depends on the pitch steps up to the one after it (the
-    phase is a running sum over them; each step's sample rate interpolates between two), so a
-    part drawn over the steps up to one past its end is the start of the whole draw (its noise
+    phase is a running sum over the steps, and each sample interpolates between two of them), so
+    a part drawn over the steps up to one past its end is the start of the whole draw (its noise
     aside: drawn anew either way)."""
     f0 = features.f0
     if samples is not None:
@@ -204,7 +204,7 @@ def _source(generator, features: _Features, samples: int | None) -> torch.Tensor
 
 
 class _Features:
-    """What kokoro's decoder reads for a piece, and its harmonic source once the first window drew it."""
+    """What kokoro's decoder reads for a piece, and as much of its harmonic source as its windows drew."""
 
     def __init__(self, asr, f0, energy, style):
         self.asr, self.f0, self.energy, self.style = asr, f0, energy, style
