@@ -4,8 +4,8 @@
 Starts `container/serve` as SageMaker would (a fresh process), polls /ping every 50 ms and
 reads the phases the server reports in /ping's body (`startup_s`); then times a first
 request in the default language and one in another where the server speaks it (a language
-loaded on first use would pay its G2P there). Engines and variants run interleaved, so a noisy machine spreads its noise
-over all of them; the figures are medians.
+loaded on first use would pay its G2P there). Engines and variants run interleaved, so a noisy
+machine spreads its noise over all of them; the figures are medians.
 
     python scripts/bench_startup.py [--engines onnx torch] [--model-dir .cache/model-dir]
         [--repeats 3] [--variant NAME:KEY=VALUE,KEY=VALUE ...] [--json docs/benchmarks/bench-startup.json]
