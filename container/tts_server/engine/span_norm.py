@@ -38,7 +38,7 @@ class FrameWeights:
         decode of part of the speech (a window)."""
         if energy is None or (start, end) == (0, frames):
             return None
-        silent = energy[:frames] <= speech_span.SPEECH_ENERGY
+        silent = ~speech_span.speech(energy, frames)
         share, decoded = float(silent.mean()), silent[start:end]
         if not (0 < share < 1) or decoded.all() or not decoded.any():
             return None

@@ -28,18 +28,23 @@ SPEECH_ENERGY = -5.0  # predicted energy above which a frame is speech: the mode
 MARGIN_FRAMES = 8  # decoded before the first token and after the last frame of speech
 
 
+def speech(energy: np.ndarray, frames: int) -> np.ndarray:
+    """Per frame of the piece: whether its predicted energy is speech's (the rest is the model's silence)."""
+    return energy[:frames] > SPEECH_ENERGY
+
+
 def span(front: Front) -> tuple[int, int]:
     """The frames [start, end) of the piece worth decoding; the whole piece when no frame is
     predicted to be speech (nothing to tell its silence by)."""
     frames = front.frames
-    if front.energy is None or not np.any(front.energy[:frames] > SPEECH_ENERGY):
+    if front.energy is None or not speech(front.energy, frames).any():
         return 0, frames
     return max(0, int(front.durations[0]) - MARGIN_FRAMES), span_end(front.energy, frames)
 
 
 def span_end(energy: np.ndarray, frames: int) -> int:
     """MARGIN_FRAMES past the last frame predicted to be speech; `frames` when none is."""
-    loud = np.flatnonzero(energy[:frames] > SPEECH_ENERGY)
+    loud = np.flatnonzero(speech(energy, frames))
     return frames if loud.size == 0 else min(frames, int(loud[-1]) + 1 + MARGIN_FRAMES)
 
 
