@@ -31,7 +31,6 @@ CONTEXT_FRAMES = 8  # decoded past each side of a join
 LEAD_FRAMES = 8  # a first window starts this far before the first token: its onset needs the silence before it
 MIN_WINDOW_FRAMES = 8  # audible frames of a first window at least; a piece shorter than two is decoded whole
 FIRST_WINDOW_SHARE = 0.25  # a first window holds at most this share of the piece's frames past its lead
-JOIN_SLACK_FRAMES = 3  # a join moves this far at most to the quietest frame near it
 CROSSFADE_SAMPLES = 240  # 10 ms
 SEARCH_SAMPLES = 150  # the join moves at most this far to where the two decodes agree best
 LEVEL_FRAMES = 4  # either side of the join: where the two decodes' levels are compared
@@ -56,11 +55,12 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     second): a first window just big enough that the next one is decoded while it plays, then
     windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
     one window (the whole piece) when that would not pay. With the predicted energy per frame,
-    each join moves up to JOIN_SLACK_FRAMES to the quietest frame near it (a closure or a pause
-    rather than the middle of a vowel), and a later window's frames after its join are counted to
-    the end of the speech (speech_span.span_end), not of the piece: given mostly the model's
-    silence, the decoder's instance norms scale its near-zero features up into noise (the last
-    10 frames of a piece decoded alone peak at +10 dBFS), so no join goes into that silence.
+    a later window's frames after its join are counted to the end of the speech
+    (speech_span.span_end), not of the piece: given mostly the model's silence, the decoder's
+    instance norms scale its near-zero features up into noise (the last 10 frames of a piece
+    decoded alone peak at +10 dBFS), so no join goes into that silence. A join stays where the
+    sizes put it: moved to the quietest frame near it (mostly a consonant's closure, before its
+    burst), joins cost the listener about 0.01 of CER on the PyTorch engine (docs/performance.md).
     `lead_frames`: as LEAD_FRAMES (scripts/bench_windows.py --lead-frames tries others)."""
     frames, lead = int(durations.sum()), int(durations[0])
     spoken = frames if energy is None else speech_span.span_end(energy, frames)
@@ -77,21 +77,9 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
             break
         joins.append(following)
         ahead = size
-    if energy is not None:
-        joins = [_quietest(energy, join, low=lead + MIN_WINDOW_FRAMES, high=frames - MIN_WINDOW_FRAMES - CONTEXT_FRAMES)
-                 for join in joins]
-        joins = sorted(set(joins))
     starts = [max(0, lead - lead_frames)] + [join - CONTEXT_FRAMES for join in joins]
     ends = [join + CONTEXT_FRAMES for join in joins] + [frames]
     return [Window(start, end, join) for start, end, join in zip(starts, ends, [starts[0], *joins], strict=True)]
-
-
-def _quietest(energy: np.ndarray, join: int, low: int, high: int) -> int:
-    """The frame of least predicted energy within JOIN_SLACK_FRAMES of `join`, inside [low, high]."""
-    first, last = max(low, join - JOIN_SLACK_FRAMES), min(high, join + JOIN_SLACK_FRAMES)
-    if first > last:
-        return join
-    return first + int(np.argmin(energy[first : last + 1]))
 
 
 class Loudness:
