@@ -59,8 +59,9 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     (speech_span.span_end), not of the piece: given mostly the model's silence, the decoder's
     instance norms scale its near-zero features up into noise (the last 10 frames of a piece
     decoded alone peak at +10 dBFS), so no join goes into that silence. A join stays where the
-    sizes put it: moved to the quietest frame near it (mostly a consonant's closure, before its
-    burst), joins cost the listener about 0.01 of CER on the PyTorch engine (docs/performance.md).
+    sizes put it: moved to the quietest frame near it, it fell mostly in a consonant's closure,
+    just before the burst ("tenki" heard as "tanki"), and read no better to the listener over the
+    speech corpus (docs/performance.md, "Where a first piece's joins fall").
     `lead_frames`: as LEAD_FRAMES (scripts/bench_windows.py --lead-frames tries others)."""
     frames, lead = int(durations.sum()), int(durations[0])
     spoken = frames if energy is None else speech_span.span_end(energy, frames)
