@@ -208,7 +208,7 @@ def lag_to_whole(part: np.ndarray, window: Window, whole: np.ndarray, reach: int
     best matched at -2 overall, at 0 in all but two of its stretches)."""
     inner = slice(CONTEXT_FRAMES * UNIT, len(part) - CONTEXT_FRAMES * UNIT)
     mine, theirs = part[inner], whole[window.start * UNIT + inner.start : window.start * UNIT + inner.stop]
-    stretch = 8 * UNIT
+    stretch = min(8 * UNIT, len(mine))  # a window of fewer frames is one stretch (an empty median is nan)
     lags = []
     for begin in range(0, len(mine) - stretch + 1, stretch):
         core = slice(begin + reach, begin + stretch - reach)
