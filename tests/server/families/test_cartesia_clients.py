@@ -5,6 +5,7 @@ bytes and SSE calls. The audio decodes to what the server speaks for the same te
 
 import asyncio
 import base64
+import functools
 import json
 
 import httpx
@@ -28,7 +29,12 @@ RAW = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": RATE}
 
 def reference_ms(server, text: str) -> float:
     """The same text through Cartesia's bytes path: what the server speaks for it."""
-    reply = httpx.post(f"{server.http_url}/tts/bytes", timeout=180, json={
+    return _reference_ms(server.http_url, text)
+
+
+@functools.cache  # a length depends on the text and voice only: one synthesis per text a run
+def _reference_ms(http_url: str, text: str) -> float:
+    reply = httpx.post(f"{http_url}/tts/bytes", timeout=180, json={
         "model_id": "sonic-3", "transcript": text, "voice": {"mode": "id", "id": KATIE}, "output_format": RAW})
     assert reply.status_code == 200, reply.text
     return len(reply.content) / 2 / RATE * 1000

@@ -5,6 +5,7 @@ protocol as they use it (Flush answered once per flush, Clear, bad frames, a bad
 real model. The audio decodes to what the server speaks for the same text."""
 
 import asyncio
+import functools
 import json
 
 import httpx
@@ -26,7 +27,12 @@ MODEL = "aura-2-thalia-en"
 
 def reference_ms(server, text: str, rate: int = RATE) -> float:
     """The same text through Deepgram's REST path: what the server speaks for it."""
-    reply = httpx.post(f"{server.http_url}/v1/speak", params={"model": MODEL, "encoding": "linear16",
+    return _reference_ms(server.http_url, text, rate)
+
+
+@functools.cache  # a length depends on the text, voice and rate only: one synthesis per text a run
+def _reference_ms(http_url: str, text: str, rate: int) -> float:
+    reply = httpx.post(f"{http_url}/v1/speak", params={"model": MODEL, "encoding": "linear16",
                                                                "sample_rate": rate, "container": "none"},
                        json={"text": text}, headers={"Authorization": "Token unused"}, timeout=180)
     assert reply.status_code == 200, reply.text
