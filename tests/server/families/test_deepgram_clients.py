@@ -33,7 +33,7 @@ def reference_ms(server, text: str, rate: int = RATE) -> float:
 @functools.cache  # a length depends on the text, voice and rate only: one synthesis per text a run
 def _reference_ms(http_url: str, text: str, rate: int) -> float:
     reply = httpx.post(f"{http_url}/v1/speak", params={"model": MODEL, "encoding": "linear16",
-                                                               "sample_rate": rate, "container": "none"},
+                                                       "sample_rate": rate, "container": "none"},
                        json={"text": text}, headers={"Authorization": "Token unused"}, timeout=180)
     assert reply.status_code == 200, reply.text
     assert reply.headers["content-type"].startswith("audio/L16")
