@@ -27,14 +27,10 @@ KATIE = "f786b574-daa5-4673-aa0c-cbe3e8534c02"  # LiveKit's default Cartesia voi
 RAW = {"container": "raw", "encoding": "pcm_s16le", "sample_rate": RATE}
 
 
+@functools.cache  # a length depends on the server, text and voice only: one synthesis per text a run
 def reference_ms(server, text: str) -> float:
     """The same text through Cartesia's bytes path: what the server speaks for it."""
-    return _reference_ms(server.http_url, text)
-
-
-@functools.cache  # a length depends on the text and voice only: one synthesis per text a run
-def _reference_ms(http_url: str, text: str) -> float:
-    reply = httpx.post(f"{http_url}/tts/bytes", timeout=180, json={
+    reply = httpx.post(f"{server.http_url}/tts/bytes", timeout=180, json={
         "model_id": "sonic-3", "transcript": text, "voice": {"mode": "id", "id": KATIE}, "output_format": RAW})
     assert reply.status_code == 200, reply.text
     return len(reply.content) / 2 / RATE * 1000

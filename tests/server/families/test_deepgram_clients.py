@@ -25,15 +25,11 @@ from server.families.test_elevenlabs_clients import livekit_stream
 MODEL = "aura-2-thalia-en"
 
 
+@functools.cache  # a length depends on the server, text, voice and rate only: one synthesis per text a run
 def reference_ms(server, text: str, rate: int = RATE) -> float:
     """The same text through Deepgram's REST path: what the server speaks for it."""
-    return _reference_ms(server.http_url, text, rate)
-
-
-@functools.cache  # a length depends on the text, voice and rate only: one synthesis per text a run
-def _reference_ms(http_url: str, text: str, rate: int) -> float:
-    reply = httpx.post(f"{http_url}/v1/speak", params={"model": MODEL, "encoding": "linear16",
-                                                       "sample_rate": rate, "container": "none"},
+    reply = httpx.post(f"{server.http_url}/v1/speak", params={"model": MODEL, "encoding": "linear16",
+                                                               "sample_rate": rate, "container": "none"},
                        json={"text": text}, headers={"Authorization": "Token unused"}, timeout=180)
     assert reply.status_code == 200, reply.text
     assert reply.headers["content-type"].startswith("audio/L16")

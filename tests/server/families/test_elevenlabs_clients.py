@@ -56,14 +56,10 @@ async def tls_front(speech_server, tmp_path_factory):
         writer.transport.abort()
 
 
+@functools.cache  # a length depends on the server, text and voice only: one synthesis per text a run
 def reference_ms(server, text: str) -> float:
     """The same text through ElevenLabs' HTTP stream path: what the server speaks for it."""
-    return _reference_ms(server.http_url, text)
-
-
-@functools.cache  # a length depends on the text and voice only: one synthesis per text a run
-def _reference_ms(http_url: str, text: str) -> float:
-    reply = httpx.post(f"{http_url}/v1/text-to-speech/{RACHEL}/stream", params={"output_format": "pcm_24000"},
+    reply = httpx.post(f"{server.http_url}/v1/text-to-speech/{RACHEL}/stream", params={"output_format": "pcm_24000"},
                        json={"text": text, "model_id": "eleven_flash_v2_5"}, timeout=180)
     assert reply.status_code == 200, reply.text
     return len(reply.content) / 2 / RATE * 1000
