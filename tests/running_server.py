@@ -30,6 +30,7 @@ class RunningServer:
     process: subprocess.Popen
     log: object  # the server's stdout and stderr
     load_gate: Path | None = None  # with gated=True: the model loads only once this file exists
+    scratch: Path | None = None  # its TMPDIR (start_server), removed when it stops
 
     def open_load_gate(self) -> None:
         self.load_gate.touch()
@@ -61,16 +62,19 @@ def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: 
     no other language passes "ja": the other eight languages' G2P (English's spaCy above all)
     would double its start-up."""
     port = free_port()
-    gate = Path(tempfile.mkdtemp(prefix="load-gate-")) / "open" if gated else None
+    # A TMPDIR of its own: phonemizer copies libespeak-ng into a temporary directory that only a
+    # clean exit removes, and stop_server kills (650 KB left in /tmp per server otherwise).
+    scratch = Path(tempfile.mkdtemp(prefix="server-"))
+    gate = scratch / "open" if gated else None
     # The engine is the test's choice: a MODEL_DIR, ENGINE or LANGUAGES in the developer's shell is not inherited.
     inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE", "LANGUAGES")}
     chosen = {"LANGUAGES": languages} if languages else {}
-    environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port)} | chosen | (env or {})
+    environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port), "TMPDIR": str(scratch)} | chosen | (env or {})
     environment |= {"TTS_LOAD_GATE": str(gate)} if gate else {}
     # The log goes to a file: an unread pipe would fill up and stall the server mid-run.
     log = tempfile.TemporaryFile()
     process = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=log, stderr=subprocess.STDOUT)
-    server = RunningServer(port, process, log, gate)
+    server = RunningServer(port, process, log, gate, scratch)
     if wait:
         wait_until_ready(server, timeout)
     return server
@@ -104,5 +108,5 @@ def stop_server(server: RunningServer) -> None:
     server.process.kill()
     server.process.wait()
     server.log.close()
-    if server.load_gate is not None:  # its own temporary directory (start_server)
-        shutil.rmtree(server.load_gate.parent, ignore_errors=True)
+    if server.scratch is not None:
+        shutil.rmtree(server.scratch, ignore_errors=True)
