@@ -26,8 +26,7 @@ def server_factory():
 
     yield start
     for server in started:
-        if server.process.poll() is None:
-            stop_server(server)
+        stop_server(server)  # one that has exited too: its TMPDIR goes with it
 
 
 def http_status(url: str, body: dict | None = None) -> int:
