@@ -63,7 +63,7 @@ def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: 
     would double its start-up."""
     port = free_port()
     # A TMPDIR of its own: phonemizer copies libespeak-ng into a temporary directory that only a
-    # clean exit removes, and stop_server kills (650 KB left in /tmp per server otherwise).
+    # clean exit removes, and stop_server kills (650 KB a copy, several a server, left in /tmp otherwise).
     scratch = Path(tempfile.mkdtemp(prefix="server-"))
     gate = scratch / "open" if gated else None
     # The engine is the test's choice: a MODEL_DIR, ENGINE or LANGUAGES in the developer's shell is not inherited.
