@@ -38,6 +38,7 @@ RAMP_SAMPLES = 14400  # 600 ms: the later window returns from the earlier one's 
 SILENT_RMS = 10 ** (-50 / 20)  # below this the level of a join is not compared
 LEARNING_RATE = 0.3  # weight of the latest first join in the first window's make-up gain
 MAX_MAKEUP_DB = 6.0
+LATE_FRAMES = 1  # a rest planned at most this late (25 ms) in one window stays one: not worth a join
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,10 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
          lead_frames: int = LEAD_FRAMES) -> list[Window]:
     """The windows of one piece for an engine of real-time factor `rtf` (engine seconds per audio
     second): a first window just big enough that the next one is decoded while it plays, then
-    windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one);
-    one window (the whole piece) when that would not pay. With the predicted energy per frame,
-    a later window's frames after its join are counted to the end of the speech
+    windows that grow by 1 / rtf each (an engine slower than real time gets the rest in one; a
+    rest too short to grow into but too long to decode while the audio ahead plays is split in
+    two: _in_time); one window (the whole piece) when that would not pay. With the predicted
+    energy per frame, a later window's frames after its join are counted to the end of the speech
     (speech_span.span_end), not of the piece: given mostly the model's silence, the decoder's
     instance norms scale its near-zero features up into noise (the last 10 frames of a piece
     decoded alone peak at +10 dBFS), so no join goes into that silence. A join stays where the
@@ -74,13 +76,40 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     while True:  # each window as long as the one before it plays for; the rest whole once that stops growing
         size = int(ahead / max(rtf, 1e-3)) - 2 * CONTEXT_FRAMES
         following = joins[-1] + size
-        if size <= ahead or spoken - following < max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES:
+        if size <= ahead or spoken - following < _last_speech(size):
             break
         joins.append(following)
         ahead = size
+    if size > ahead:
+        joins += _in_time(frames, spoken, joins[-1], ahead, size, rtf)
     starts = [max(0, lead - lead_frames)] + [join - CONTEXT_FRAMES for join in joins]
     ends = [join + CONTEXT_FRAMES for join in joins] + [frames]
     return [Window(start, end, join) for start, end, join in zip(starts, ends, [starts[0], *joins], strict=True)]
+
+
+def _last_speech(size: int) -> int:
+    """Frames of speech a window after a join of `size` frames needs past its own join."""
+    return max(MIN_WINDOW_FRAMES, size // 2) + CONTEXT_FRAMES
+
+
+def _in_time(frames: int, spoken: int, join: int, ahead: int, size: int, rtf: float) -> list[int]:
+    """One more join where the rest after `join`, decoded as one window while the `ahead` frames
+    before it play, would come more than LATE_FRAMES late (a rest too short for a window of
+    `size` frames and one after it): the next window then holds `a` frames, decoded while those
+    play, and the last the rest, decoded while they and the next window's play:
+    rtf (a + 2 C) <= ahead and rtf (rest + 3 C) <= ahead + a, C the CONTEXT_FRAMES. `a` lies
+    midway between the least that keeps the last window in time and the most that leaves it its
+    speech, so both have some margin, and is no shorter than the later window's level ramp
+    (RAMP_SAMPLES), which would otherwise run on into the next join; no join where no `a` does
+    all that."""
+    rest = frames - join
+    if rtf * (rest + CONTEXT_FRAMES) <= ahead + LATE_FRAMES:
+        return []
+    least = max(RAMP_SAMPLES // UNIT, int(np.ceil(rtf * (rest + 3 * CONTEXT_FRAMES) - ahead)))
+    most = size
+    while most >= least and spoken - (join + most) < _last_speech(most):
+        most -= 1
+    return [join + (least + most + 1) // 2] if most >= least else []
 
 
 class Loudness:

@@ -53,6 +53,36 @@ def test_the_first_window_starts_its_lead_before_the_speech_and_no_earlier_than_
     assert [w.join for w in plan(d, 0.29, lead_frames=99)[1:]] == [w.join for w in plan(d, 0.29)[1:]]
 
 
+def planned_lateness(d: np.ndarray, rtf: float, found: list[Window]) -> float:
+    """Frames by which the latest of a piece's later windows is decoded after the audio before its
+    join has played, at the planned speed: each decoded right after the one before it, from the
+    first audio on (what plays from then on starts at the first token)."""
+    decoded, late = 0.0, 0.0
+    for window in found[1:]:
+        decoded += rtf * (window.end - window.start)
+        late = max(late, decoded - (window.join - d[0]))
+    return late
+
+
+@pytest.mark.parametrize("rtf", [0.1, 0.3, 0.37, 0.43, 0.52])
+@pytest.mark.parametrize("speech", [60, 100, 150, 220, 300, 450])
+def test_each_later_window_is_planned_to_come_before_the_audio_ahead_of_it_plays_out(rtf, speech):
+    """At 0.37-0.43 the rest after the second window was once too short for a third window of the
+    size the second allowed, so it went whole into the second, planned 6-38 frames late: the
+    stream ran dry there (docs/performance.md, "The AVX-512 VM again, on main")."""
+    d = durations(speech=speech, tail=30)
+    found = plan(d, rtf)
+    assert len(found) > 1 and planned_lateness(d, rtf, found) <= windows.LATE_FRAMES, found
+
+
+def test_a_rest_too_short_for_a_window_of_its_own_is_split_only_when_one_window_would_come_late():
+    d = durations(speech=150, tail=30)
+    split = plan(d, 0.43)
+    assert len(split) == 3 and planned_lateness(d, 0.43, split) <= windows.LATE_FRAMES
+    assert len(plan(d, 0.3)) == 2, "in time in one window: not split"
+    assert len(plan(d, 1.0)) == 2, "an engine slower than real time: the rest in one, as before"
+
+
 # --- the join checks, on a synthetic decoder whose windows differ like the model's -------------------
 
 def synthetic_decode(frames: int):
