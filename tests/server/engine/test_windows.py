@@ -67,8 +67,8 @@ def planned_lateness(d: np.ndarray, rtf: float, found: list[Window]) -> float:
 @pytest.mark.parametrize("rtf", [0.1, 0.3, 0.37, 0.43, 0.52])
 @pytest.mark.parametrize("speech", [60, 100, 150, 220, 300, 450])
 def test_each_later_window_is_planned_to_come_before_the_audio_ahead_of_it_plays_out(rtf, speech):
-    """At 0.37-0.43 the rest after the second window was once too short for a third window of the
-    size the second allowed, so it went whole into the second, planned 6-38 frames late: the
+    """At 0.37-0.43 the rest after the first join, too short for a window of the size the first
+    allowed and one after it, once went whole into one window planned 6-38 frames late: the
     stream ran dry there (docs/performance.md, "The AVX-512 VM again, on main")."""
     d = durations(speech=speech, tail=30)
     found = plan(d, rtf)
