@@ -22,6 +22,7 @@ could not be reached at all.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 import time
 from pathlib import Path
@@ -97,7 +98,8 @@ async def load(args: argparse.Namespace) -> int:
               f"{args.seconds:g} s each", flush=True)
     if problem:
         print(f"cannot reach the target: {problem}", file=sys.stderr)
-        write_reports(args, document(described, budget, plan_report, [], EXIT_UNREACHABLE, unreachable=problem))
+        await asyncio.to_thread(write_reports, args,
+                                document(described, budget, plan_report, [], EXIT_UNREACHABLE, unreachable=problem))
         return EXIT_UNREACHABLE
     results = []
     for sessions in args.levels:
@@ -107,7 +109,8 @@ async def load(args: argparse.Namespace) -> int:
         print(f"  {sessions} sessions: {result.responses} turns in {time.monotonic() - began:.0f} s, "
               f"{'within budget' if not results[-1]['misses'] else 'MISS'}", flush=True)
     exit_code = EXIT_MISSED if any(level["misses"] for level in results) else EXIT_PASSED
-    write_reports(args, document(described, budget, plan_report, results, exit_code))
+    # Off the loop, which never blocks: drawing the plot held it over a second on a busy 2-core VM.
+    await asyncio.to_thread(write_reports, args, document(described, budget, plan_report, results, exit_code))
     return exit_code
 
 
