@@ -162,8 +162,8 @@ class Session:
 
     async def abort(self) -> None:
         """Drops the connection without draining."""
+        await self.transport.close()  # once the server has ended it too: the SDK's stream is released then
         if not self._reader.done():
-            await self.transport.close()
             await asyncio.wait_for(asyncio.shield(self._reader), 10)
 
     async def send(self, event: dict) -> None:

@@ -2,8 +2,10 @@
 real server: what a deployed endpoint's callers do, on 127.0.0.1."""
 
 import asyncio
+import gc
 import json
 import ssl
+import sys
 
 import boto3
 import httpx
@@ -15,6 +17,7 @@ from tts_client.errors import ServiceError
 from tts_client.http import DirectHTTP, SageMakerHTTP
 from tts_client.session import Session
 from tts_client.transports.sagemaker import LOCAL_CREDENTIALS
+from waiting import until
 
 TEXT = "こんにちは。今日はいい天気ですね。"
 
@@ -39,6 +42,31 @@ async def test_binary_audio_frames_split_into_partial_parts_come_back_whole(gate
         assert max(len(c.audio) for c in response.chunks) > 1500
         assert duration_ms("pcm_16", 24000, response.audio) == response.done.audio_ms
     assert closed.code == 1000 and not closed.reason
+
+
+def body_writers() -> list[asyncio.Task]:
+    """awscrt's tasks writing request bodies, still waiting for more."""
+    return [t for t in asyncio.all_tasks() if t.get_coro().__name__ == "_set_request_body_generator"]
+
+
+async def test_streams_the_container_ends_leave_no_writer_and_nothing_on_stderr(gateway, monkeypatch):
+    """The container ends the stream (here at `close`, read to the end as an app reads its events):
+    the session's exit still releases the SDK's stream, and its request-body writer ends, not left
+    waiting until garbage collection closed it ("Exception ignored ... HTTP-stream has completed"
+    on stderr for each stream, and at asyncio.run's end "unhandled exception during shutdown")."""
+    earlier = set(body_writers())  # what other files' tests on this worker's loop may have left
+    ignored = []
+    monkeypatch.setattr(sys, "unraisablehook", ignored.append)
+    for _ in range(2):
+        async with await sdk_session(gateway) as session:
+            await session.open()
+            await session.create("はい。")
+            await session.send({"type": "close"})
+            events = [type(event).__name__ async for event in session.events()]
+        assert events[-3:] == ["ResponseDone", "SessionClosed", "TransportClosed"]
+    await until(lambda: not set(body_writers()) - earlier, "the request-body writers to end", timeout=30)
+    gc.collect()
+    assert [f"{u.exc_type.__name__}: {u.exc_value}" for u in ignored] == []
 
 
 async def test_a_bad_frame_through_sagemaker_gets_an_error_and_the_session_goes_on(gateway):

@@ -108,6 +108,7 @@ class SageMakerTransport:
         self._receiver = receiver
         self._parts: list[bytes] = []
         self._output_ended = False
+        self._closed = False
         self.close_code: int | None = None
         self.close_reason = ""
 
@@ -184,10 +185,21 @@ class SageMakerTransport:
 
     async def finish_sending(self) -> None:
         """Ends the request stream (a signed empty frame); replies may still come."""
-        if not self._output_ended:  # once the reply stream has ended, the HTTP/2 stream is gone
+        if not self._output_ended:
             await self._stream.input_stream.close()
+            return
+        # The reply stream, and with it the event stream, has ended: no end frame. awscrt's writer
+        # of the request body still waits for one (until garbage collection, whose end of the
+        # request then fails as "Exception ignored" on stderr): with its buffer closed unflushed,
+        # which never blocks, it ends the HTTP/2 request now.
+        body = getattr(self._stream.input_stream, "_writer", None)
+        if body is not None and hasattr(body, "close"):
+            await body.close(flush=False)
 
     async def close(self) -> None:
+        if self._closed:  # a session's close, then its `async with` exit
+            return
+        self._closed = True
         try:
             await self.finish_sending()
             await self._receiver.close()
