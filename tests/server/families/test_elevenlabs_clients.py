@@ -142,14 +142,13 @@ def test_the_sdks_http_streams_speak_and_time_every_character(speech_server):
 
 
 async def test_the_sdks_websocket_helper_speaks_streamed_text(speech_server, tls_front, monkeypatch):
-    from elevenlabs.client import ElevenLabs
-
     from elevenlabs import realtime_tts
+    from elevenlabs.client import ElevenLabs
     from websockets.sync.client import connect
 
     monkeypatch.setenv("SSL_CERT_FILE", str(tls_front.ca_file))  # the helper insists on wss://
     # The SDK's handshake wait is websockets' default 10 s; a loaded 2-core CI machine once went past
-    # it (in milliseconds here otherwise), so this run waits longer. Nothing else of the SDK changes.
+    # it (5-7 ms on other runs), so this run waits longer. Nothing else of the SDK changes.
     monkeypatch.setattr(realtime_tts, "connect", functools.partial(connect, open_timeout=60))
     client = ElevenLabs(api_key="unused", base_url=tls_front.url)
 
