@@ -184,7 +184,8 @@ class SageMakerTransport:
             return data.decode("utf-8") if part.data_type == UTF8 else data
 
     async def finish_sending(self) -> None:
-        """Ends the request stream (a signed empty frame); replies may still come."""
+        """Ends the request stream (a signed empty frame); replies may still come. Once the reply
+        stream has ended, only releases the SDK's writer of the request body."""
         if not self._output_ended:
             await self._stream.input_stream.close()
             return
@@ -193,7 +194,7 @@ class SageMakerTransport:
         # request then fails as "Exception ignored" on stderr): with its buffer closed unflushed,
         # which never blocks, it ends the HTTP/2 request now.
         body = getattr(self._stream.input_stream, "_writer", None)
-        if body is not None and hasattr(body, "close"):
+        if hasattr(body, "close"):
             await body.close(flush=False)
 
     async def close(self) -> None:
