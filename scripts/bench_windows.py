@@ -18,7 +18,8 @@ benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's firs
   (engine/speech_span.py: the model's silence around them not decoded): its CER, log-spectral
   distance and level against the whole decode, and the share of the frames it decodes;
 - with --lead-frames 4,8,99: the windowed decode's CER and first-window frames with the first
-  window starting that many frames before the speech (99: at the piece's start), no make-up;
+  window starting that many frames before the speech (99: at the piece's start), no make-up (the
+  PyTorch engine counts a lead shorter than windows.LEAD_FRAMES as that lead: span_norm.py);
 - with --joins, for a piece of three windows or more: its CER with its first join only (the
   rest decoded whole after it) and with its first window reaching the second join (every
   later join kept): which join costs the listener;
@@ -112,7 +113,7 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
     front = backend.front(job.ids, job.style, job.speed)
     frames = front.frames
     whole = backend.decode(front, 0, frames)
-    windows = plan(front.durations, rtf, front.energy)
+    windows = plan(front.durations, rtf, front.energy, backend.first_window_lead)  # as the server plans
     spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness)  # the make-up gain served
     shorter = backend.decode(front, 0, frames - 1)
     again = backend.front(job.ids, job.style, job.speed)  # its source not drawn yet: decode draws it anew

@@ -81,6 +81,7 @@ class AcousticBackend(Protocol):
     device: str  # where inference runs: "cpu" or "cuda"
     precision: str  # the weights' and activations' number format: "int8" (ONNX export) or "fp32"
     max_tokens: int  # phoneme tokens per inference, pads excluded
+    first_window_lead: int  # frames of the model's silence a first window decodes before the speech (windows.py)
     vocab: Mapping[str, int]
     voices: Mapping[str, np.ndarray]  # Kokoro voice id ("af_heart") -> style pack (max_tokens, 256)
 

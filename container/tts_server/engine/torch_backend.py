@@ -23,7 +23,7 @@ os.environ.setdefault("OMP_WAIT_POLICY", "ACTIVE")
 os.environ.setdefault("GOMP_SPINCOUNT", "3000000")
 import torch  # after the OpenMP settings above: it reads them as it loads
 
-from . import span_norm
+from . import span_norm, windows
 from .backend import SAMPLES_PER_DURATION_UNIT, Front, Inference, Interrupted, RunControl
 from .batched_forward import forward_batch
 from .model_dir import ModelDir, ModelDirError
@@ -58,6 +58,10 @@ def _cuda_problem() -> str:
 class TorchBackend:
     name = "kokoro-82m-torch-fp32"
     precision = "fp32"  # no autocast: true fp32 on CUDA too (TF32 off, below)
+    # Half the lead silence windows.LEAD_FRAMES asks for, its statistics counted as the whole lead's
+    # (decode, span_norm.FrameWeights.for_frames): 4 frames less of first audio's decode, and
+    # over the speech corpus the listener heard it as the full lead (docs/performance.md).
+    first_window_lead = windows.LEAD_FRAMES // 2
     # Pieces of different sessions per model run at most (batched_forward.py); MAX_BATCH overrides.
     # The scheduler uses only the sizes that its warm-up timings show pay. None does on a CPU
     # (docs/batching.md), and profiling batches of 2 and 4 there cost 10-60 s of every cold
@@ -152,12 +156,15 @@ class TorchBackend:
         return Front(durations.cpu().numpy(), _Features(asr, f0, energy, ref_s[:, :128]), per_frame)
 
     def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
-        """kokoro's decoder over frames [start, end), its harmonic source the slice of the piece's own,
-        a speech span's instance-norm statistics weighted to the piece's share of silence (span_norm.py)."""
+        """kokoro's decoder over frames [start, end), its harmonic source the slice of the piece's own;
+        the instance-norm statistics of a speech span weighted to the piece's share of silence, and
+        those of a first window to the share a lead of windows.LEAD_FRAMES would give (span_norm.py)."""
         features: _Features = front.features
         generator = self.model.decoder.generator
         self._control = control
-        self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end)
+        lead = int(front.durations[0])
+        lead_from = max(0, lead - windows.LEAD_FRAMES) if start < lead else None  # a first window's
+        self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end, lead_from)
         try:
             with torch.inference_mode():
                 unit = SAMPLES_PER_DURATION_UNIT

@@ -1,5 +1,6 @@
-"""A speech span's instance-norm statistics weighted to its piece's share of silence (engine/span_norm.py);
-on the real model: tests/server/engine/test_windows.py."""
+"""A speech span's instance-norm statistics weighted to its piece's share of silence, and a first
+window's with a short lead to the whole lead's (engine/span_norm.py); on the real model:
+tests/server/engine/test_windows.py."""
 
 import numpy as np
 import pytest
@@ -25,6 +26,17 @@ def test_only_a_decode_of_all_the_speech_and_some_of_the_silence_is_weighted():
     assert FrameWeights.for_frames(piece, 24, 4, 16) is None, "the speech alone: no silence to weight"
     weights = FrameWeights.for_frames(piece, 24, 2, 18)  # a speech span
     assert weights.share == 0.5 and weights.silent.tolist() == [True] * 2 + [False] * 12 + [True] * 2
+
+
+def test_a_first_window_from_part_of_the_lead_counts_its_silence_as_the_whole_leads():
+    piece = energy("........aaaaaaaaaaaaaaaa........")  # a lead of 8 silent frames, then 16 of speech
+    assert FrameWeights.for_frames(piece, 32, 0, 14, lead_from=0) is None, "the whole lead: the stock statistics"
+    assert FrameWeights.for_frames(piece, 32, 4, 14) is None, "no lead asked for: the stock statistics"
+    assert FrameWeights.for_frames(piece, 32, 10, 20, lead_from=0) is None, "a later window: no silence in it"
+    weights = FrameWeights.for_frames(piece, 32, 4, 14, lead_from=0)  # 4 of the lead's frames decoded
+    assert weights.silent.tolist() == [True] * 4 + [False] * 6
+    assert weights.share == 8 / 14, "as the window from the lead's start holds it: 8 silent frames of 14"
+    assert FrameWeights.for_frames(piece, 32, 4, 14, lead_from=2).share == 6 / 12
 
 
 def test_each_resolution_weights_silence_at_its_share_of_the_piece():
