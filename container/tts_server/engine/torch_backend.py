@@ -163,7 +163,8 @@ class TorchBackend:
         generator = self.model.decoder.generator
         self._control = control
         lead = int(front.durations[0])
-        lead_from = max(0, lead - windows.LEAD_FRAMES) if start < lead else None  # a first window's
+        # A first window starts in the model's lead silence: its statistics as from the whole lead.
+        lead_from = max(0, lead - windows.LEAD_FRAMES) if start < lead else None
         self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end, lead_from)
         try:
             with torch.inference_mode():

@@ -28,7 +28,9 @@ from . import speech_span
 from .backend import SAMPLES_PER_DURATION_UNIT as UNIT
 
 CONTEXT_FRAMES = 8  # decoded past each side of a join
-LEAD_FRAMES = 8  # a first window starts this far before the first token: its onset needs the silence before it
+# A first window's statistics need this much of the silence before the first token (the PyTorch
+# engine decodes half of it and counts that as all of it: its first_window_lead, span_norm.py).
+LEAD_FRAMES = 8
 MIN_WINDOW_FRAMES = 8  # audible frames of a first window at least; a piece shorter than two is decoded whole
 FIRST_WINDOW_SHARE = 0.25  # a first window holds at most this share of the piece's frames past its lead
 CROSSFADE_SAMPLES = 240  # 10 ms
@@ -64,7 +66,8 @@ def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,
     sizes put it: moved to the quietest frame near it, it fell mostly in a consonant's closure,
     just before the burst ("tenki" heard as "tanki"), and read no better to the listener over the
     speech corpus (docs/performance.md, "Where a first piece's joins fall").
-    `lead_frames`: as LEAD_FRAMES (scripts/bench_windows.py --lead-frames tries others)."""
+    `lead_frames`: how far before the first token the first window starts (the backend's
+    first_window_lead; scripts/bench_windows.py --lead-frames tries others)."""
     frames, lead = int(durations.sum()), int(durations[0])
     spoken = frames if energy is None else speech_span.span_end(energy, frames)
     speech = frames - lead

@@ -262,7 +262,7 @@ def test_a_later_window_is_decoded_in_place_and_one_off_by_a_sample_is_caught(de
 def test_the_pytorch_engines_speech_span_speaks_at_the_whole_decodes_level(decoded, monkeypatch):
     """A later piece's speech span (speech_span.py), its norms weighting its silence to the piece's
     share (engine/span_norm.py): within 0.5 dB of the whole decode, where the stock statistics
-    leave it more than a dB low and spectrally further from it; a window keeps the stock ones."""
+    leave it more than a dB low and spectrally further from it; a later window keeps the stock ones."""
     from tts_server.engine import span_norm
     from tts_server.engine.pauses import Pauses
 
@@ -305,7 +305,7 @@ def test_the_pytorch_engines_short_lead_sounds_as_the_whole_lead(decoded, monkey
 
     first, lead = decoded.windows[0], int(decoded.front.durations[0])
     assert decoded.backend.first_window_lead < windows.LEAD_FRAMES and first.start == lead - decoded.backend.first_window_lead
-    speech = slice(lead * UNIT, (decoded.windows[1].join - CONTEXT_FRAMES) * UNIT)  # the first token to the context
+    speech = slice(lead * UNIT, (decoded.windows[1].join - CONTEXT_FRAMES) * UNIT)  # to the next window's start
 
     def over_speech(audio: np.ndarray, start: int) -> np.ndarray:
         return audio[speech.start - start * UNIT : speech.stop - start * UNIT]
