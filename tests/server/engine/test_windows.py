@@ -258,6 +258,11 @@ def test_a_later_window_is_decoded_in_place_and_one_off_by_a_sample_is_caught(de
         assert lag_to_whole(late, window, decoded.whole) == 1 and lag_to_whole(early, window, decoded.whole) == -1
 
 
+def level_db(audio: np.ndarray) -> float:
+    """Mean power in dB."""
+    return 10 * np.log10(np.mean(np.square(audio, dtype=np.float64)))
+
+
 @pytest.mark.parametrize("decoded", ["torch"], indirect=True)  # the embedded engine's export keeps the stock norms
 def test_the_pytorch_engines_speech_span_speaks_at_the_whole_decodes_level(decoded, monkeypatch):
     """A later piece's speech span (speech_span.py), its norms weighting its silence to the piece's
@@ -269,9 +274,7 @@ def test_the_pytorch_engines_speech_span_speaks_at_the_whole_decodes_level(decod
     start, end = Pauses().trim(decoded.whole)
 
     def below_whole(audio: np.ndarray) -> float:
-        def db(x):
-            return 10 * np.log10(np.mean(np.square(x[start:end], dtype=np.float64)))
-        return db(decoded.whole) - db(audio)
+        return level_db(decoded.whole[start:end]) - level_db(audio[start:end])
 
     weighted = speech_span.decode(decoded.backend, decoded.front)
     later = decoded.windows[1]
@@ -310,15 +313,12 @@ def test_the_pytorch_engines_short_lead_sounds_as_the_whole_lead(decoded, monkey
     def over_speech(audio: np.ndarray, start: int) -> np.ndarray:
         return audio[speech.start - start * UNIT : speech.stop - start * UNIT]
 
-    def db(x: np.ndarray) -> float:
-        return 10 * np.log10(np.mean(np.square(x, dtype=np.float64)))
-
     monkeypatch.setattr(span_norm.FrameWeights, "for_frames", classmethod(lambda cls, *args: None))
     full_lead = over_speech(decoded.backend.decode(decoded.front, lead - windows.LEAD_FRAMES, first.end),
                             lead - windows.LEAD_FRAMES)
     stock = over_speech(decoded.backend.decode(decoded.front, first.start, first.end), first.start)
     served = over_speech(decoded.parts[0], first.start)
-    assert abs(db(served) - db(full_lead)) < 0.5 and db(stock) < db(full_lead) - 1.0
+    assert abs(level_db(served) - level_db(full_lead)) < 0.5 and level_db(stock) < level_db(full_lead) - 1.0
 
 
 def test_a_first_window_is_made_up_by_the_level_deficit_its_joins_show():
