@@ -3,7 +3,10 @@
 
 For each sentence of the listener's speech corpus (scripts/intelligibility.py, the Japanese
 benchmark texts' sentences: scripts/bench.py, and MORE_JA), as a response's first piece (engine/windows.py, sized for the engine speed measured here, or --rtf):
-- the Whisper listener's character error rate of the windowed decode and of the whole one,
+- the Whisper listener's character error rate of the windowed decode (as served: each window
+  given its voice's reference statistics, recorded as the server's warm-up does) and of the
+  whole one, beside that of the windows with their own statistics, made up for level (as served
+  before the reference statistics, and still for a blend or a custom style),
   beside that of the whole decode of one silent frame less (the listener's own noise: the
   decoder's statistics change with the frames it is given, and its phase with them, so any
   change of the input moves the audio, and a weak listener's transcript with it) and that of
@@ -36,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import hashlib
 import json
 import os
 import statistics
@@ -55,6 +59,7 @@ from tts_server.engine import speech_span
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
 from tts_server.engine.windows import Splicer, Window, plan
+from tts_server.runtime import learn_norms
 from tts_text.chunker import split_sentences
 
 # More sentences for the listener than the test's corpus: it flips on a sentence now and then,
@@ -96,31 +101,34 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
-def in_windows(backend, front, windows: list[Window], loudness) -> tuple[np.ndarray, Splicer]:
-    """The piece decoded window by window and spliced (as served with the make-up gain `loudness`,
-    None for none), and its splicer (where it joined)."""
+def in_windows(backend, front, windows: list[Window], loudness, norms=None) -> tuple[np.ndarray, Splicer]:
+    """The piece decoded window by window, each given `norms` (a voice's reference statistics) where
+    given, and spliced (with the make-up gain `loudness`, None for none), and its splicer (where it
+    joined)."""
     splicer = Splicer(windows, loudness)
-    return np.concatenate([splicer.add(backend.decode(front, w.start, w.end)) for w in windows]), splicer
+    norms = norms if len(windows) > 1 else None  # as the runner gives them
+    return np.concatenate([splicer.add(backend.decode(front, w.start, w.end, None, norms)) for w in windows]), splicer
 
 
 def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scratch: Path, leads: list[int],
-            joins: bool = False) -> dict:
+            joins: bool = False, brief: bool = False) -> dict:
     """The decoder's output for the piece: whole, in windows (spliced), whole less one frame, and
     over its speech span only (as a later piece is decoded); their distances and each one's CER
-    (trimmed as served: pauses.trim of the whole decode)."""
+    (trimmed as served: pauses.trim of the whole decode). `brief`: neither the decode of one frame
+    less nor the speech span's (about half the listener's time)."""
     backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve(voice)
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
     front = backend.front(job.ids, job.style, job.speed)
     frames = front.frames
     whole = backend.decode(front, 0, frames)
     windows = plan(front.durations, rtf, front.energy, backend.first_window_lead)  # as the server plans
-    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness)  # the make-up gain served
-    shorter = backend.decode(front, 0, frames - 1)
+    norms = synthesizer.norms.get(synthesizer.voice_book(language).voice_of(voice))
+    # As served: given the voice's reference statistics, else (none learned) made up for level.
+    spliced, splicer = in_windows(backend, front, windows, None if norms else synthesizer.loudness, norms)
+    own_statistics = in_windows(backend, front, windows, synthesizer.loudness)[0] if norms else spliced
     again = backend.front(job.ids, job.style, job.speed)  # its source not drawn yet: decode draws it anew
     assert again.frames == frames, "the front part is deterministic"
     whole_again = backend.decode(again, 0, frames)
-    spoken = speech_span.decode(backend, front)
-    span_start, span_end = speech_span.span(front)
     start, end = synthesizer.pauses.trim(whole)
     steps = []
     for join in splicer.joins:
@@ -128,8 +136,18 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
         steps.append(float(np.abs(np.diff(spliced[join - 240 : join + 240])).max() / max(own, 1e-6)))
     first_end = windows[1].join * UNIT if len(windows) > 1 else end
     level = 20 * np.log10(_rms(spliced[start:first_end]) / max(_rms(whole[start:first_end]), 1e-9))
-    heard = [("whole", whole), ("windowed", spliced), ("one_frame_less", shorter), ("whole_again", whole_again),
-             ("speech_span", spoken)]
+    heard = [("whole", whole), ("windowed", spliced), ("whole_again", whole_again),
+             ("windowed_own_statistics", own_statistics)]
+    figures = {}
+    if not brief:
+        shorter, spoken = backend.decode(front, 0, frames - 1), speech_span.decode(backend, front)
+        span_start, span_end = speech_span.span(front)
+        heard += [("one_frame_less", shorter), ("speech_span", spoken)]
+        figures = {"lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
+                   "lsd_speech_span": log_spectral_distance(spoken[start:end], whole[start:end]),
+                   "speech_span_level_db": float(20 * np.log10(_rms(spoken[start:end])
+                                                              / max(_rms(whole[start:end]), 1e-9))),
+                   "speech_span_frames": span_end - span_start}
     leading = {}
     for lead in leads:
         lead_windows = plan(front.durations, rtf, front.energy, lead_frames=lead)
@@ -143,24 +161,26 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
                                                  *windows[2:]])):
             # the served make-up gain, not taught by the variants' joins
             heard.append((name, in_windows(backend, front, variant, copy.copy(synthesizer.loudness))[0]))
-    cers = {}
+    cers, heard_before = {}, {}  # the same audio twice (the embedded engine's whole decode again) heard once
     for name, audio in heard:
-        path = scratch / f"{name}.wav"
-        path.write_bytes(intelligibility.encode(audio[start:end], "wav", 24000))
-        cers[f"cer_{name}"] = intelligibility.cer(text, intelligibility.transcribe(path, language, 24000), language)
+        clip = audio[start:end]
+        key = hashlib.sha256(clip.tobytes()).hexdigest()
+        if key not in heard_before:
+            path = scratch / f"{name}.wav"
+            path.write_bytes(intelligibility.encode(clip, "wav", 24000))
+            heard_before[key] = intelligibility.cer(text, intelligibility.transcribe(path, language, 24000), language)
+        cers[f"cer_{name}"] = heard_before[key]
     return {"windows": len(windows), "first_window_frames": windows[0].end - windows[0].start, "frames": frames,
             "lsd": log_spectral_distance(spliced[start:end], whole[start:end]),
-            "lsd_one_frame_less": log_spectral_distance(shorter[start:end], whole[start:end]),
-            "lsd_whole_again": log_spectral_distance(whole_again[start:end], whole[start:end]),
-            "lsd_speech_span": log_spectral_distance(spoken[start:end], whole[start:end]),
-            "speech_span_level_db": float(20 * np.log10(_rms(spoken[start:end]) / max(_rms(whole[start:end]), 1e-9))),
-            "speech_span_frames": span_end - span_start,
+            "lsd_whole_again": log_spectral_distance(whole_again[start:end], whole[start:end]), **figures,
             "largest_join_step": max(steps, default=0.0), "first_window_level_db": float(level), **cers, **leading}
 
 
 def score(engine: str, model_dir: str | None, languages: list[str], rtf: float | None, scratch: Path,
-          leads: list[int], limit: int | None = None, joins: bool = False, voices: str = "default") -> list[dict]:
+          leads: list[int], limit: int | None = None, joins: bool = False, voices: str = "default",
+          brief: bool = False) -> list[dict]:
     synthesizer = build_synthesizer(engine, "cpu", model_dir, languages=languages)
+    learn_norms(synthesizer)  # as the server's warm-up does
     rows = []
     for language in languages:
         speed = rtf or measured_rtf(synthesizer, language)
@@ -170,7 +190,7 @@ def score(engine: str, model_dir: str | None, languages: list[str], rtf: float |
         for voice in synthesizer.voice_book(language).own_voices if voices == "all" else voices.split(","):
             for text in CORPUS[language][:limit]:
                 row = {"engine": synthesizer.backend.name, "language": language, "voice": voice, "text": text,
-                       "rtf": speed, **decodes(synthesizer, text, language, voice, speed, scratch, leads, joins)}
+                       "rtf": speed, **decodes(synthesizer, text, language, voice, speed, scratch, leads, joins, brief)}
                 rows.append(row)
                 print(json.dumps(row, ensure_ascii=False), flush=True)
     return rows
@@ -196,27 +216,29 @@ def summary(rows: list[dict]) -> dict:
     out = {}
     for engine in dict.fromkeys(r["engine"] for r in rows):
         mine = [r for r in rows if r["engine"] == engine]
+        heard = [key for key in ("cer_whole", "cer_windowed", "cer_one_frame_less", "cer_whole_again",
+                                 "cer_windowed_own_statistics") if key in mine[0]]
         out[engine] = {
-            "cer_whole": weighted_cer(mine, "cer_whole"),
-            "cer_windowed": weighted_cer(mine, "cer_windowed"),
-            "cer_one_frame_less": weighted_cer(mine, "cer_one_frame_less"),
-            "cer_whole_again": weighted_cer(mine, "cer_whole_again"),
+            **{key: weighted_cer(mine, key) for key in heard},
             "pieces": len(mine),
             "voices": list(dict.fromkeys(r["voice"] for r in mine)),
-            **{f"{key}_minus_whole_ci95": difference_interval(mine, key)
-               for key in ("cer_windowed", "cer_one_frame_less", "cer_whole_again")},
-            "cer_speech_span": weighted_cer(mine, "cer_speech_span"),
-            "lsd_speech_span_p50": statistics.median(r["lsd_speech_span"] for r in mine),
-            "speech_span_level_db_p50": statistics.median(r["speech_span_level_db"] for r in mine),
-            "speech_span_frame_share": sum(r["speech_span_frames"] for r in mine) / sum(r["frames"] for r in mine),
+            "by_voice": {voice: {key: weighted_cer([r for r in mine if r["voice"] == voice], key) for key in heard}
+                         for voice in dict.fromkeys(r["voice"] for r in mine)},
+            **{f"{key}_minus_whole_ci95": difference_interval(mine, key) for key in heard[1:]},
             "lsd_p50": statistics.median(r["lsd"] for r in mine),
-            "lsd_one_frame_less_p50": statistics.median(r["lsd_one_frame_less"] for r in mine),
             "lsd_whole_again_p50": statistics.median(r["lsd_whole_again"] for r in mine),
             "largest_join_step": max(r["largest_join_step"] for r in mine),
             "first_window_level_db_p50": statistics.median(r["first_window_level_db"] for r in mine),
             "first_window_level_db_min": min(r["first_window_level_db"] for r in mine),
             "first_window_level_db_max": max(r["first_window_level_db"] for r in mine),
         }
+        if "cer_speech_span" in mine[0]:
+            out[engine] |= {
+                "cer_speech_span": weighted_cer(mine, "cer_speech_span"),
+                "lsd_speech_span_p50": statistics.median(r["lsd_speech_span"] for r in mine),
+                "speech_span_level_db_p50": statistics.median(r["speech_span_level_db"] for r in mine),
+                "speech_span_frame_share": sum(r["speech_span_frames"] for r in mine) / sum(r["frames"] for r in mine),
+                "lsd_one_frame_less_p50": statistics.median(r["lsd_one_frame_less"] for r in mine)}
         for lead in (int(key.removeprefix("cer_lead")) for key in mine[0] if key.startswith("cer_lead")):
             out[engine][f"cer_lead{lead}"] = weighted_cer(mine, f"cer_lead{lead}")
             out[engine][f"first_window_frames_lead{lead}"] = sum(r[f"first_window_frames_lead{lead}"] for r in mine)
@@ -245,6 +267,8 @@ def main() -> None:
                         "first join only and with no first join (which join costs the listener)")
     parser.add_argument("--voices", default="default", help="the language's default voice, `all` of its own "
                         "voices in turn, or these voice ids, comma-separated")
+    parser.add_argument("--brief", action="store_true", help="neither the decode of one frame less nor the speech "
+                        "span's: about half the listener's time")
     parser.add_argument("--json", type=Path, default=Path("reports/bench-windows.json"))
     args = parser.parse_args()
     if not intelligibility.listener_ready():
@@ -255,7 +279,7 @@ def main() -> None:
         for engine in args.engines.split(","):
             rows += score(engine, args.model_dir if engine == "torch" else None, args.languages.split(","), args.rtf,
                           Path(scratch), [int(lead) for lead in args.lead_frames.split(",") if lead], args.corpus_limit,
-                          args.joins, args.voices)
+                          args.joins, args.voices, args.brief)
     figures = {"benchmark": "bench-windows", "load_average": {"before": load_before, "after": os.getloadavg()},
                "summary": summary(rows), "rows": rows}
     print(json.dumps(figures["summary"], indent=2))

@@ -249,23 +249,24 @@ def plot_bench_peers(data: dict) -> Figure:
 
 def plot_bench_windows(data: dict) -> Figure:
     """make bench-windows: per engine, the listener's CER and the log-spectral distance of the first
-    piece decoded in windows and of its speech span alone (as a response's later pieces are decoded),
-    beside the whole decode's, that of the whole decode of one frame less and of the whole decode
-    again (its random source drawn anew)."""
+    piece decoded in windows (as served, and with the windows' own statistics) and of its speech
+    span alone (as a response's later pieces are decoded), beside the whole decode's, that of the
+    whole decode of one frame less and of the whole decode again (its random source drawn anew)."""
     summary = data["summary"]
     engines = list(summary)
     figure, (cer, lsd) = _figure(2, "make bench-windows: a first piece in windows against the whole decode", width=5)
     x = range(len(engines))
-    span = "cer_speech_span" in summary[engines[0]]  # JSONs from before the speech span have none
-    again = "cer_whole_again" in summary[engines[0]]  # nor from before the whole decode's second draw
+    present = summary[engines[0]]  # older JSONs, and --brief runs, lack some variants
     groups = [
         (cer, "{:.3f}", [("cer_whole", "whole", GREY), ("cer_windowed", "in windows", BLUE),
-                         ("cer_one_frame_less", "whole, one frame less", ORANGE)]
-         + [("cer_whole_again", "whole again", PURPLE)] * again + [("cer_speech_span", "speech span", GREEN)] * span),
-        (lsd, "{:.2f}", [("lsd_p50", "in windows", BLUE), ("lsd_one_frame_less_p50", "whole, one frame less", ORANGE)]
-         + [("lsd_whole_again_p50", "whole again", PURPLE)] * again
-         + [("lsd_speech_span_p50", "speech span", GREEN)] * span),
+                         ("cer_windowed_own_statistics", "in windows, own statistics", RED),
+                         ("cer_one_frame_less", "whole, one frame less", ORANGE),
+                         ("cer_whole_again", "whole again", PURPLE), ("cer_speech_span", "speech span", GREEN)]),
+        (lsd, "{:.2f}", [("lsd_p50", "in windows", BLUE), ("lsd_one_frame_less_p50", "whole, one frame less", ORANGE),
+                         ("lsd_whole_again_p50", "whole again", PURPLE),
+                         ("lsd_speech_span_p50", "speech span", GREEN)]),
     ]
+    groups = [(axis, fmt, [bar for bar in bars if bar[0] in present]) for axis, fmt, bars in groups]
     for axis, fmt, bars in groups:
         width = 0.8 / len(bars)
         for k, (key, label, colour) in enumerate(bars):

@@ -21,7 +21,9 @@ from .scheduler import Scheduler, batch_pays
 from .settings import Settings
 
 log = logging.getLogger(__name__)
-WARMUP_TEXTS = {"ja": "こんにちは、音声合成の準備ができました。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
+# Also each voice's reference for its statistics (learn_norms): the Japanese one is the sentence
+# those were measured with (docs/performance.md, "What the windows cost the listener, found").
+WARMUP_TEXTS = {"ja": "お問い合わせいただき、誠にありがとうございます。", "zh": "你好，语音已经准备好了。", "hi": "नमस्ते, आवाज़ तैयार है।"}
 WARMUP_TEXT_LATIN = "Hello, the voice is ready."
 
 
@@ -44,6 +46,8 @@ class ModelRuntime:
         self.codec = ThreadPoolExecutor(codec_workers, thread_name_prefix="codec")
         self.fast_first_fragment = settings.fast_first_fragment
         self._pacing_options = {"first_window": settings.first_window == "on", "growth": settings.piece_growth == "on"}
+        # Whose reference statistics a first piece's windows get (engine/span_norm.py): none without windows.
+        self._voice_statistics = settings.voice_statistics if settings.first_window == "on" else "none"
         # Sizes of first windows and later pieces, from the warm-up's speed (None until measured).
         self.pacing: Pacing | None = None
         self.first_part_s: float | None = None  # model seconds to a first piece's first audio, measured
@@ -112,7 +116,7 @@ class ModelRuntime:
             backend_phases = getattr(synthesizer.backend, "load_phases", {})  # engine imports, weights
             rest = phases.pop("engine") - sum(backend_phases.values())
             phases |= backend_phases | {"voice books": rest}
-            profile = self._warm_up(synthesizer, phases)
+            profile = self._warm_up(synthesizer, phases, self._voice_statistics != "none")
         except ModelDirError as error:  # broken weights: one line naming the file, /ping stays 503
             log.error("model failed to load: %s", error)  # logged before /ping can report it
             self.load_error = str(error)
@@ -124,6 +128,9 @@ class ModelRuntime:
         self.synthesizer = synthesizer
         self.profile = profile
         self.pacing = Pacing(profile[1], synthesizer.backend.max_tokens, **self._pacing_options)
+        if self._voice_statistics == "all":
+            with timed(phases, "voice statistics"):
+                learn_norms(synthesizer)
         self.first_part_s = self._warm_up_first_pieces(synthesizer, phases)
         self.scheduler.runner = synthesizer.runner
         self.scheduler.measured(profile)
@@ -137,12 +144,13 @@ class ModelRuntime:
                  self.scheduler.first_piece_batch or 1)
 
     @staticmethod
-    def _warm_up(synthesizer: Synthesizer, phases: dict[str, float]) -> dict[int, float]:
+    def _warm_up(synthesizer: Synthesizer, phases: dict[str, float], record: bool = False) -> dict[int, float]:
         """Synthesize once in the default language (the model works), run every language's G2P
         once (first use loads dictionaries: all are loaded before /ping 200, so that no first
         request pays seconds for its language), then time the model at each batch size up to
         the runner's: batch size -> engine seconds per second of audio. The first synthesis is
-        also the profile's first run at batch 1. Each step's seconds go to `phases`."""
+        also the profile's first run at batch 1 and, with `record`, the default voice's reference
+        statistics (synthesizer.learn_norms: the same decode). Each step's seconds go to `phases`."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
         with timed(phases, f"G2P {language}"):
@@ -150,7 +158,11 @@ class ModelRuntime:
         style = synthesizer.voice_book(language).resolve("default")
         piece = synthesizer.prepare(text, 0, len(text), style, 1.0, language)
         with timed(phases, "first synthesis"):  # lazy initialisation inside the runtimes, if any
-            first_run, results = _timed(synthesizer.runner.run, piece.jobs)
+            if record:
+                voice = synthesizer.voice_book(language).voice_of("default")
+                first_run, results = _timed(synthesizer.learn_norms, voice, piece)
+            else:
+                first_run, results = _timed(synthesizer.runner.run, piece.jobs)
             audio_s = max(synthesizer.assemble(piece, results, 0.0).duration_ms / 1000, 0.001)
         for other in (code for code in synthesizer.languages if code != language):
             sample = WARMUP_TEXTS.get(other.split("-")[0], WARMUP_TEXT_LATIN)
@@ -161,7 +173,8 @@ class ModelRuntime:
     def _warm_up_first_pieces(self, synthesizer: Synthesizer, phases: dict[str, float]) -> float:
         """The warm-up sentence once more, as a response's first piece runs, up to its first join
         (in windows: their own first-run set-up, and the first join teaches the first window's
-        make-up gain; later windows would teach nothing): the model seconds of its first part,
+        make-up gain, for voices without reference statistics: no voice is given any here; later
+        windows would teach nothing): the model seconds of its first part,
         admission's unit of first-audio work."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
@@ -212,6 +225,19 @@ class ModelRuntime:
         await self.scheduler.stop()
         self.text.shutdown(wait=False, cancel_futures=True)
         self.codec.shutdown(wait=False, cancel_futures=True)
+
+
+def learn_norms(synthesizer: Synthesizer) -> None:
+    """The reference statistics of each language's own voices not recorded yet, from its warm-up
+    sentence: a first piece's windows are given their voice's (synthesizer.learn_norms). One whole
+    decode a voice."""
+    for language in synthesizer.languages:
+        text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
+        book = synthesizer.voice_book(language)
+        for voice in book.own_voices:
+            if voice not in synthesizer.norms:
+                synthesizer.learn_norms(voice, synthesizer.prepare(text, 0, len(text), book.resolve(voice), 1.0,
+                                                                   language))
 
 
 def seconds_since_process_start() -> float | None:

@@ -84,6 +84,10 @@ class Settings(BaseModel):
     first_window: OnOff = setting(
         "on", "a response's first audio leaves after a first window of its first piece's frames, not the whole "
         "piece", "engine")
+    voice_statistics: Literal["all", "default", "none"] = setting(
+        "all", "whose reference statistics the warm-up records, given to a first piece's windows: `all` every "
+        "language's own voices (a whole decode each), `default` the default voice (its first synthesis), `none` "
+        "none (the windows keep their own, made up for level; so do a blend's and a custom style's)", "engine")
     piece_growth: OnOff = setting(
         "on", "once a stream is far enough ahead, its next sentences go to the model together (up to 510 tokens)",
         "engine")
@@ -138,7 +142,7 @@ class Settings(BaseModel):
         if isinstance(value, str) and not value.strip() and info.field_name != "model_aliases":
             raise PydanticUseDefault()
         if isinstance(value, str) and info.field_name in ("engine", "device", "preemption", "first_window",
-                                                           "piece_growth", "voice_fallback"):
+                                                           "piece_growth", "voice_fallback", "voice_statistics"):
             return value.strip().lower()
         return value
 

@@ -1,5 +1,6 @@
 """The warm-up before /ping 200 (runtime.py): it proves the model in the default language, loads
-every language, and profiles batch sizes only as far as they pay."""
+every language, profiles batch sizes only as far as they pay, and records the voices' reference
+statistics where asked."""
 
 from __future__ import annotations
 
@@ -27,7 +28,10 @@ class FakeSynthesizer:
         self.calls.append(f"G2P {language}")
 
     def voice_book(self, language):
-        return SimpleNamespace(resolve=lambda name: "style")
+        return SimpleNamespace(resolve=lambda name: "style", voice_of=lambda name: "jf_alpha")
+
+    def learn_norms(self, voice, piece):
+        self.calls.append(f"learn {voice}")
 
     def assemble(self, piece, results, engine_seconds):
         return SimpleNamespace(duration_ms=2000)
@@ -41,8 +45,8 @@ def priced(monkeypatch):
     def make(cost, max_batch=8):
         synthesizer = FakeSynthesizer(cost, max_batch)
 
-        def timed_run(function, jobs):
-            return synthesizer.cost[len(jobs)], function(jobs)
+        def timed_run(function, *args):  # (jobs) for a run, (voice, piece) for learn_norms: one piece
+            return synthesizer.cost[len(args[0]) if len(args) == 1 else 1], function(*args)
 
         monkeypatch.setattr(runtime_module, "_timed", timed_run)
         return synthesizer
@@ -56,6 +60,26 @@ def test_the_default_language_speaks_first_and_every_language_is_loaded_before_t
     assert synthesizer.calls[:4] == ["G2P ja", "run 1", "G2P en-US", "G2P zh"]
     assert all(call.startswith("run") for call in synthesizer.calls[4:])
     assert list(phases)[:4] == ["G2P ja", "first synthesis", "G2P en-US", "G2P zh"]
+
+
+def test_the_first_synthesis_records_the_default_voices_statistics_where_asked(priced):
+    synthesizer = priced({1: 1.0}, max_batch=1)
+    phases: dict[str, float] = {}
+    assert ModelRuntime._warm_up(synthesizer, phases, record=True) == {1: 0.5}  # it times the profile as a run would
+    assert synthesizer.calls[:2] == ["G2P ja", "learn jf_alpha"] and "run 1" not in synthesizer.calls
+    assert list(phases)[:2] == ["G2P ja", "first synthesis"]
+
+
+def test_every_languages_own_voices_get_their_statistics_once_each_from_its_warm_up_sentence():
+    recorded = []
+    books = {"ja": ["jf_alpha", "jf_nezumi"], "en-US": ["af_heart"]}
+    synthesizer = SimpleNamespace(
+        languages=["ja", "en-US"], norms={"jf_alpha": "from the first synthesis"},
+        voice_book=lambda language: SimpleNamespace(own_voices=books[language], resolve=lambda voice: voice),
+        prepare=lambda text, start, end, style, speed, language: (text, style),
+        learn_norms=lambda voice, piece: (recorded.append(piece), synthesizer.norms.__setitem__(voice, piece)))
+    runtime_module.learn_norms(synthesizer)
+    assert recorded == [(runtime_module.WARMUP_TEXTS["ja"], "jf_nezumi"), (runtime_module.WARMUP_TEXT_LATIN, "af_heart")]
 
 
 def test_a_cpu_profile_stops_at_the_first_batch_size_that_does_not_pay(priced):

@@ -53,7 +53,8 @@ class FailingSynthesizer(CountingSynthesizer):
 
 @pytest.fixture(scope="module")
 def port():
-    settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off")  # a sentence a piece
+    # A sentence a piece; a double with no decoder statistics to record.
+    settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off", voice_statistics="none")
     app = create_app(settings, ModelRuntime(FailingSynthesizer, settings))
     with serving_in_thread(app, timeout=60) as port:
         yield port

@@ -94,7 +94,14 @@ class AcousticBackend(Protocol):
               control: RunControl | None = None) -> Front:
         ...
 
-    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
+    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None,
+               norms: object = None) -> np.ndarray:
         """Audio of frames [start, end) decoded on their own (600 samples a frame); the harmonic
-        source's phase continues from frame `start` as in the whole decode."""
+        source's phase continues from frame `start` as in the whole decode. With `norms` (what
+        `statistics` returned), the decoder's instance norms take those, not the frames' own."""
+        ...
+
+    def statistics(self, front: Front, control: RunControl | None = None) -> tuple[np.ndarray, object]:
+        """The piece's whole decode and its decoder's instance-norm statistics, the backend's own
+        record of them (a voice's reference: span_norm.py)."""
         ...

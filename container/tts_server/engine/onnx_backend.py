@@ -47,15 +47,18 @@ class OnnxBackend:
     def __init__(self, threads: int | None = None):
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = threads or os.cpu_count() or 1
-        front, decoder = graph.split(load_model_bytes())
+        parts = graph.split(load_model_bytes())
+        self._statistics = parts.statistics
         # The decoder runs right after the front part: the front part's threads must not spin
         # (onnxruntime's default) through it, taking the cores the decoder's threads need.
         front_options = onnxruntime.SessionOptions()
         front_options.intra_op_num_threads = options.intra_op_num_threads
         front_options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._front = onnxruntime.InferenceSession(front, sess_options=front_options,
+        self._front = onnxruntime.InferenceSession(parts.front, sess_options=front_options,
                                                    providers=["CPUExecutionProvider"])
-        self._decoder = onnxruntime.InferenceSession(decoder, sess_options=options, providers=["CPUExecutionProvider"])
+        self._decoder = onnxruntime.InferenceSession(parts.decoder, sess_options=options,
+                                                     providers=["CPUExecutionProvider"])
+        self._given = onnxruntime.InferenceSession(parts.given, sess_options=options, providers=["CPUExecutionProvider"])
         self.vocab: Mapping[str, int] = json.loads(_data("vocab.json").read_text(encoding="utf-8"))["vocab"]
         with _data("voices_ja.npz").open("rb") as f:
             npz = np.load(f)
@@ -77,16 +80,32 @@ class OnnxBackend:
         durations = np.asarray(durations).reshape(-1)
         return Front(durations, (asr, f0, energy, style[:, :128]), per_frame(energy))
 
-    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
-        asr, f0, energy, style = front.features
-        feeds = {graph.ASR: np.ascontiguousarray(asr[:, :, start:end]),
-                 graph.F0: np.ascontiguousarray(f0[:, 2 * start : 2 * end]),
-                 graph.ENERGY: np.ascontiguousarray(energy[:, 2 * start : 2 * end]),
-                 graph.STYLE: style, graph.PHASE: graph.phase_at(f0, 2 * start)}
-        (audio,) = _run(self._decoder, ["audio"], feeds, control)
+    def statistics(self, front: Front, control: RunControl | None = None) -> tuple[np.ndarray, tuple]:
+        """The piece's whole decode and its instance-norm statistics (a voice's reference, given to
+        its first pieces' windows: decode)."""
+        audio, *moments = _run(self._decoder, ["audio", *self._statistics], self._feeds(front, 0, front.frames),
+                               control)
+        return np.asarray(audio, dtype=np.float32).reshape(-1), tuple(moments)
+
+    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None,
+               norms: tuple[np.ndarray, ...] | None = None) -> np.ndarray:
+        """Frames [start, end) decoded with their own statistics, or with `norms` (statistics)."""
+        feeds = self._feeds(front, start, end)
+        session = self._decoder if norms is None else self._given
+        if norms is not None:
+            feeds |= dict(zip(self._statistics, norms, strict=True))
+        (audio,) = _run(session, ["audio"], feeds, control)
         audio = np.asarray(audio, dtype=np.float32).reshape(-1)
         assert len(audio) == SAMPLES_PER_DURATION_UNIT * (end - start), "audio/frames mismatch"
         return audio
+
+    @staticmethod
+    def _feeds(front: Front, start: int, end: int) -> dict:
+        asr, f0, energy, style = front.features
+        return {graph.ASR: np.ascontiguousarray(asr[:, :, start:end]),
+                graph.F0: np.ascontiguousarray(f0[:, 2 * start : 2 * end]),
+                graph.ENERGY: np.ascontiguousarray(energy[:, 2 * start : 2 * end]),
+                graph.STYLE: style, graph.PHASE: graph.phase_at(f0, 2 * start)}
 
 
 def per_frame(curve) -> np.ndarray:

@@ -9,9 +9,15 @@ there, the decoder runs over any window of frames. Two edits make a window usabl
   `phase`, so a window that starts at frame k continues the phase the whole decode has there
   (`phase_at`). The export draws no random numbers, so a window decoded this way differs
   from the whole decode only through the decoder's per-window statistics (docs/engines.md).
+Those statistics are the export's instance norms taken apart: each takes a mean and a variance
+over the time axis (two ReduceMean nodes; norms of one input share theirs, 54 pairs in all). The
+decoder outputs them besides the audio, and a second copy of it, the `given` decoder, takes them
+as inputs instead of computing its own: a voice's reference statistics (span_norm.py says why).
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import onnx
@@ -29,19 +35,32 @@ SOURCE_RATE = 24000
 _SHAPES = ([1, 512, None], [1, None], [1, None])  # asr, f0, energy
 
 
-def split(model_bytes: bytes) -> tuple[bytes, bytes]:
-    """-> (front: tokens, style, speed -> durations, asr, f0, energy; decoder: asr, f0, energy,
-    style[:, :128], phase -> audio), each a serialized model."""
+@dataclass(frozen=True)
+class Parts:
+    """The export cut at load, each part a serialized model."""
+
+    front: bytes  # tokens, style, speed -> durations, asr, f0, energy
+    decoder: bytes  # asr, f0, energy, style[:, :128], phase -> audio, *statistics
+    given: bytes  # asr, f0, energy, style[:, :128], phase, *statistics -> audio
+    statistics: tuple[str, ...]  # the decoder's norms' means and variances, in graph order
+
+
+def split(model_bytes: bytes) -> Parts:
     model = onnx.load_from_string(model_bytes)
     graph = model.graph
     front_outputs = [DURATIONS, ASR, F0, ENERGY]
     front_nodes = _ancestors(graph, front_outputs, stop=set())
-    decoder_nodes = _with_phase_offset(_ancestors(graph, [o.name for o in graph.output], stop={ASR, F0, ENERGY, STYLE}))
+    cut, audio = {ASR, F0, ENERGY, STYLE}, [o.name for o in graph.output]
+    decoder_nodes = _with_phase_offset(_ancestors(graph, audio, stop=cut))
+    statistics = tuple(name for node in decoder_nodes if node.op_type == "ReduceMean" for name in node.output)
     front = _subgraph(model, "front", front_nodes, list(graph.input),
                       [_info(DURATIONS, [1, None], TensorProto.INT64), *map(_info, front_outputs[1:], _SHAPES)])
     decoder_inputs = [*map(_info, (ASR, F0, ENERGY, STYLE, PHASE), (*_SHAPES, [1, 128], [1, 1, HARMONICS]))]
-    decoder = _subgraph(model, "decoder", decoder_nodes, decoder_inputs, list(graph.output))
-    return front.SerializeToString(), decoder.SerializeToString()
+    moments = [_info(name, [1, None, 1]) for name in statistics]
+    decoder = _subgraph(model, "decoder", decoder_nodes, decoder_inputs, [*graph.output, *moments])
+    given_nodes = _with_phase_offset(_ancestors(graph, audio, stop=cut | set(statistics)))
+    given = _subgraph(model, "given", given_nodes, decoder_inputs + moments, list(graph.output))
+    return Parts(front.SerializeToString(), decoder.SerializeToString(), given.SerializeToString(), statistics)
 
 
 def phase_at(f0: np.ndarray, start: int) -> np.ndarray:
@@ -67,11 +86,17 @@ def _ancestors(graph, outputs: list[str], stop: set[str]) -> list:
 
 
 def _with_phase_offset(nodes: list) -> list:
+    """`nodes` with the cumulative phase read through the offset; the nodes that read it copied
+    (those of the export are shared with any other part cut from it)."""
     renamed = _CUMULATIVE_PHASE + "_from_offset"
-    for node in nodes:
-        for i, name in enumerate(node.input):
-            if name == _CUMULATIVE_PHASE:
-                node.input[i] = renamed
+    nodes = list(nodes)
+    for k, node in enumerate(nodes):
+        if _CUMULATIVE_PHASE in node.input:
+            nodes[k] = copy = onnx.NodeProto()
+            copy.CopyFrom(node)
+            for i, name in enumerate(copy.input):
+                if name == _CUMULATIVE_PHASE:
+                    copy.input[i] = renamed
     at = next(i for i, node in enumerate(nodes) if _CUMULATIVE_PHASE in node.output)
     return [*nodes[: at + 1], helper.make_node("Add", [_CUMULATIVE_PHASE, PHASE], [renamed], name="phase_offset"),
             *nodes[at + 1 :]]

@@ -3,10 +3,11 @@
 Only the scheduler calls it, from its one model thread. A backend that can batch
 (`infer_batch`) gets pieces of different sessions together; others run them one by one.
 A windowed job runs its front part with its first window (windows.py) and one window a run
-after that. A runner of one piece a run (the CPU engines) decodes a response's later pieces
-over their speech only, not the model's silence around them (speech_span.py); one that batches
-(the GPU's) decodes every piece whole, so that a piece sounds the same alone as in a batch. A
-run given a RunControl raises Interrupted as soon as the scheduler interrupts it.
+after that, each given its voice's reference statistics where the job has them (span_norm.py).
+A runner of one piece a run (the CPU engines) decodes a response's later pieces over their
+speech only, not the model's silence around them (speech_span.py); one that batches (the GPU's)
+decodes every piece whole, so that a piece sounds the same alone as in a batch. A run given a
+RunControl raises Interrupted as soon as the scheduler interrupts it.
 """
 
 from __future__ import annotations
@@ -55,5 +56,7 @@ class ModelRunner:
             split.windows = windows.plan(front.durations, split.rtf, front.energy, self.backend.first_window_lead)
             split.front = front
         window = split.windows[job.window]
-        audio = self.backend.decode(split.front, window.start, window.end, control)
+        # A voice's reference statistics stand in for those of a window, not of the whole piece.
+        norms = split.norms if len(split.windows) > 1 else None
+        audio = self.backend.decode(split.front, window.start, window.end, control, norms)
         return Inference(audio=audio, durations=split.front.durations, window=window)

@@ -12,6 +12,12 @@ the whole decode's level but their joins stepped harder (measurements: docs/perf
 decode's statistics weighted to its piece's silence"). Except a first window decoded with less
 of the lead silence than windows.LEAD_FRAMES (the PyTorch engine's): its silence counts as that
 whole lead's would, the statistics the windows were measured on, for fewer frames decoded.
+
+A decode can also record its statistics (`Statistics`: a voice's reference, recorded from one
+whole decode at warm-up) or be given them instead of its own: a first piece's windows each given
+their voice's read within 0.01 of the whole decode's CER in each voice of the speech corpus, where
+their own (made up for level) lost up to 0.024 (docs/performance.md, "What the windows cost the
+listener, found: their statistics").
 """
 
 from __future__ import annotations
@@ -80,18 +86,35 @@ class Resolution:
     runs: list[tuple[int, int]]
 
 
+@dataclass(frozen=True, eq=False)
+class Statistics:
+    """One whole decode's instance-norm statistics: (mean, variance) per channel, (1, C, 1) each,
+    per norm of the decoder in the order install() numbered them."""
+
+    moments: tuple[tuple[torch.Tensor, torch.Tensor], ...]
+
+
 class SpanNorm(nn.InstanceNorm1d):
     """nn.InstanceNorm1d (kokoro's, affine), whose statistics follow `holder.weights` while a speech
-    span is decoded: the silent steps' moments and the spoken ones' mixed at the piece's share."""
+    span is decoded (the silent steps' moments and the spoken ones' mixed at the piece's share),
+    are `holder.given`'s while a decode is given them, and go to `holder.recording` while recorded."""
 
-    def __init__(self, norm: nn.InstanceNorm1d, holder: WeightsHolder):
+    def __init__(self, norm: nn.InstanceNorm1d, holder: WeightsHolder, index: int):
         super().__init__(norm.num_features, eps=norm.eps, momentum=norm.momentum, affine=norm.affine,
                          track_running_stats=norm.track_running_stats)
         self.load_state_dict(norm.state_dict())
         self.holder = holder
+        self.index = index
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        weights = self.holder.weights
+        holder = self.holder
+        if holder.given is not None:
+            return self._normalised(x, *holder.given.moments[self.index])
+        if holder.recording is not None:
+            variance, mean = torch.var_mean(x, dim=-1, keepdim=True, correction=0)
+            holder.recording[self.index] = (mean, variance)
+            return self._normalised(x, mean, variance)
+        weights = holder.weights
         steps = None if weights is None else weights.at(x.shape[-1])
         if steps is None:
             return super().forward(x)
@@ -106,7 +129,10 @@ class SpanNorm(nn.InstanceNorm1d):
         for start, stop in steps.runs:
             mean = mean + extra * x[..., start:stop].sum(-1, keepdim=True)
             moment = moment + extra * square[..., start:stop].sum(-1, keepdim=True)
-        scale = torch.rsqrt((moment - mean * mean).clamp_min(0) + self.eps)
+        return self._normalised(x, mean, (moment - mean * mean).clamp_min(0))
+
+    def _normalised(self, x: torch.Tensor, mean: torch.Tensor, variance: torch.Tensor) -> torch.Tensor:
+        scale = torch.rsqrt(variance + self.eps)
         if self.affine:
             scale = scale * self.weight[:, None]
         shift = -mean * scale + (self.bias[:, None] if self.affine else 0)
@@ -114,18 +140,23 @@ class SpanNorm(nn.InstanceNorm1d):
 
 
 class WeightsHolder:
-    """The weights of the decode in progress, read by every SpanNorm of one model."""
+    """What the decode in progress asks of every SpanNorm of one model: its frames' weights, the
+    statistics it is given, or a list (one slot per norm) to record its own in."""
 
     def __init__(self):
+        self.norms = 0  # SpanNorms installed
         self.weights: FrameWeights | None = None
+        self.given: Statistics | None = None
+        self.recording: list | None = None
 
 
 def install(decoder: nn.Module) -> WeightsHolder:
     """Replace every InstanceNorm1d of `decoder` by a SpanNorm with its parameters; returns the
-    holder through which a decode gives them its weights (None: the stock statistics)."""
+    holder through which a decode gives them its weights or statistics (None: the stock ones)."""
     holder = WeightsHolder()
     for module in list(decoder.modules()):
         for name, child in list(module.named_children()):
             if type(child) is nn.InstanceNorm1d:
-                setattr(module, name, SpanNorm(child, holder))
+                setattr(module, name, SpanNorm(child, holder, holder.norms))
+                holder.norms += 1
     return holder

@@ -2,6 +2,7 @@
 
     prepare   text -> tokens with spans (tokens.py; G2P, blocking: the text pool); `merge`
               joins prepared sentences into one piece, `windowed` has one decoded in windows
+              (given its voice's reference statistics once `learn_norms` recorded them)
     run       a batch of jobs -> audio and durations (runner.py; only the scheduler calls it)
     assemble  durations -> alignments, silence cut, pauses (output.py); a piece run in parts
               (piece.parts()) is assembled part by part, each call returning what it adds
@@ -18,7 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ..wire.errors import FieldError, one_of
-from .backend import AcousticBackend
+from .backend import AcousticBackend, Inference
 from .g2p.base import G2P, PhonemeSpan
 from .languages import VOICE_LETTERS, canonical, default_language, detect
 from .output import PieceAssembler, SegmentAudio
@@ -40,6 +41,7 @@ class Synthesizer:
         self._books = {lang: VoiceBook(voices, rows, VOICE_LETTERS.get(lang)) for lang in self.frontend.languages}
         self._assemblers: weakref.WeakKeyDictionary[Piece, PieceAssembler] = weakref.WeakKeyDictionary()
         self.loudness = Loudness()  # how much a first window is made up (learned at its joins)
+        self.norms: dict[str, object] = {}  # Kokoro voice -> its reference statistics (learn_norms)
 
     @property
     def languages(self) -> list[str]:
@@ -68,9 +70,19 @@ class Synthesizer:
     def merge(self, pieces: Sequence[Piece], style: np.ndarray, speed: float) -> Piece:
         return pieces[0] if len(pieces) == 1 else self.frontend.merge(pieces, style, speed)
 
-    @staticmethod
-    def windowed(piece: Piece, rtf: float) -> Piece:
-        return windowed(piece, rtf)
+    def windowed(self, piece: Piece, rtf: float, voice: str | None = None) -> Piece:
+        """The piece decoded in windows, given the reference statistics of `voice` (a Kokoro voice
+        id) where they were learned; a blend or a custom style has none: its windows keep their own
+        statistics, made up for level (windows.Loudness)."""
+        return windowed(piece, rtf, self.norms.get(voice))
+
+    def learn_norms(self, voice: str, piece: Piece) -> list[Inference]:
+        """Record `voice`'s reference statistics, those of the whole decode of `piece` (one job, in
+        the voice's style); returns that decode, as runner.run would."""
+        job = piece.jobs[0]
+        front = self.backend.front(job.ids, job.style, job.speed)
+        audio, self.norms[voice] = self.backend.statistics(front)
+        return [Inference(audio=audio, durations=front.durations)]
 
     def assemble(self, piece: Piece, results, engine_seconds: float) -> SegmentAudio:
         """What these results (the piece's next part) add to its audio as sent."""
@@ -83,13 +95,14 @@ class Synthesizer:
         return segment
 
     def synthesize(self, text: str, start: int, end: int, style: np.ndarray, speed: float, language: str,
-                   rtf: float | None = None) -> SegmentAudio:
+                   rtf: float | None = None, voice: str | None = None) -> SegmentAudio:
         """Audio for text[start:end]; alignments index the whole text. With `rtf`, decoded in
-        windows sized for that speed, as a response's first piece is (windows.py)."""
+        windows sized for that speed, as a response's first piece is (windows.py), in `voice`
+        (the Kokoro voice id of `style`, whose reference statistics the windows are given)."""
         began = time.perf_counter()
         piece = self.prepare(text, start, end, style, speed, language)
         if rtf is not None:
-            piece = windowed(piece, rtf)
+            piece = self.windowed(piece, rtf, voice)
         segments = [self.assemble(piece, self.runner.run(jobs), 0.0) for jobs in piece.parts()]
         audio = np.concatenate([segment.audio for segment in segments])
         alignments, at = [], 0

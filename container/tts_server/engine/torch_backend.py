@@ -155,17 +155,32 @@ class TorchBackend:
         per_frame = energy[0, : 2 * frames].reshape(frames, 2).mean(dim=1).cpu().numpy()
         return Front(durations.cpu().numpy(), _Features(asr, f0, energy, ref_s[:, :128]), per_frame)
 
-    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None) -> np.ndarray:
+    def statistics(self, front: Front, control: RunControl | None = None) -> tuple[np.ndarray, span_norm.Statistics]:
+        """The piece's whole decode and its instance-norm statistics (a voice's reference, given to
+        its first pieces' windows: decode)."""
+        self._span.recording = [None] * self._span.norms
+        try:
+            audio = self.decode(front, 0, front.frames, control)
+            assert None not in self._span.recording, "a norm of the decoder did not run"
+            return audio, span_norm.Statistics(tuple(self._span.recording))
+        finally:
+            self._span.recording = None
+
+    def decode(self, front: Front, start: int, end: int, control: RunControl | None = None,
+               norms: span_norm.Statistics | None = None) -> np.ndarray:
         """kokoro's decoder over frames [start, end), its harmonic source the slice of the piece's own;
-        the instance-norm statistics of a speech span weighted to the piece's share of silence, and
-        those of a first window to the share a lead of windows.LEAD_FRAMES would give (span_norm.py)."""
+        its instance norms given `norms` (a voice's reference statistics) where they are given, else
+        the statistics of a speech span weighted to the piece's share of silence, and those of a
+        first window to the share a lead of windows.LEAD_FRAMES would give (span_norm.py)."""
         features: _Features = front.features
         generator = self.model.decoder.generator
         self._control = control
         lead = int(front.durations[0])
         # A first window starts in the model's lead silence: its statistics as from the whole lead.
         lead_from = max(0, lead - windows.LEAD_FRAMES) if start < lead else None
-        self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end, lead_from)
+        if norms is None:
+            self._span.weights = span_norm.FrameWeights.for_frames(front.energy, front.frames, start, end, lead_from)
+        self._span.given = norms
         try:
             with torch.inference_mode():
                 unit = SAMPLES_PER_DURATION_UNIT
@@ -179,7 +194,7 @@ class TorchBackend:
                     generator.m_source = own
         finally:
             self._control = None
-            self._span.weights = None
+            self._span.weights = self._span.given = None
         return audio.reshape(-1).float().cpu().numpy()
 
     def infer_batch(self, items: Sequence[tuple[Sequence[int], np.ndarray, float]],

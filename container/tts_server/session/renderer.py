@@ -112,7 +112,7 @@ class ResponseRenderer:
         synthesizer, pacing = runtime.synthesizer, runtime.pacing
         piece = await self._next_piece(first, *pace)
         if first and pacing is not None and pacing.first_window:
-            piece = synthesizer.windowed(piece, pacing.rtf)
+            piece = synthesizer.windowed(piece, pacing.rtf, self.request.voice.name)
         elif not first:
             piece = later(piece)
         self._tokens += _tokens_of(piece)

@@ -1,13 +1,13 @@
-"""A speech span's instance-norm statistics weighted to its piece's share of silence, and a first
-window's with a short lead to the whole lead's (engine/span_norm.py); on the real model:
-tests/server/engine/test_windows.py."""
+"""A speech span's instance-norm statistics weighted to its piece's share of silence, a first
+window's with a short lead to the whole lead's, and statistics recorded from one decode and given
+to another (engine/span_norm.py); on the real model: tests/server/engine/test_windows.py."""
 
 import numpy as np
 import pytest
 import torch
 
 from tts_server.engine.speech_span import SPEECH_ENERGY
-from tts_server.engine.span_norm import FrameWeights, WeightsHolder, SpanNorm, install
+from tts_server.engine.span_norm import FrameWeights, SpanNorm, Statistics, WeightsHolder, install
 
 SILENT, SPOKEN = SPEECH_ENERGY - 4, SPEECH_ENERGY + 7
 
@@ -58,7 +58,7 @@ def norm():
     torch.nn.init.normal_(stock.weight)
     torch.nn.init.normal_(stock.bias)
     holder = WeightsHolder()
-    return stock, holder, SpanNorm(stock, holder)
+    return stock, holder, SpanNorm(stock, holder, 0)
 
 
 @torch.inference_mode()
@@ -84,6 +84,34 @@ def test_silence_counts_for_the_pieces_share_in_the_statistics(norm):
     expected = (x - mean) / torch.sqrt(var + stock.eps) * stock.weight[:, None] + stock.bias[:, None]
     assert torch.allclose(window(x), expected, atol=1e-4)
     assert not torch.allclose(window(x), stock(x), atol=1e-2), "a different share: different statistics"
+
+
+@torch.inference_mode()
+def test_statistics_recorded_from_one_decode_normalise_another_as_they_did_the_first(norm):
+    """A reference decode records each norm's mean and variance; a window given them is normalised
+    with those, not its own: its steps come out as the same steps did in the reference."""
+    stock, holder, window = norm
+    reference = torch.randn(1, 16, 600) * 3 + 5
+    holder.recording = [None]
+    assert torch.allclose(window(reference), stock(reference), atol=1e-5), "recording changes nothing"
+    mean, variance = holder.recording[0]
+    assert torch.allclose(mean, reference.mean(-1, keepdim=True)) and mean.shape == (1, 16, 1)
+    assert torch.allclose(variance, reference.var(-1, keepdim=True, unbiased=False))
+    holder.recording, holder.given = None, Statistics(((mean, variance),))
+    part = reference[..., 100:160]  # a window of the reference: its own statistics differ from the whole's
+    assert torch.allclose(window(part), stock(reference)[..., 100:160], atol=1e-4)
+    assert not torch.allclose(stock(part), stock(reference)[..., 100:160], atol=1e-2)
+
+
+def test_install_numbers_the_norms_in_the_order_a_decode_runs_them():
+    decoder = torch.nn.Sequential(torch.nn.InstanceNorm1d(4), torch.nn.Sequential(torch.nn.InstanceNorm1d(6)))
+    holder = install(decoder)
+    assert holder.norms == 2 and [decoder[0].index, decoder[1][0].index] == [0, 1]
+    holder.recording = [None, None]
+    with torch.inference_mode():
+        decoder[0](torch.randn(1, 4, 50))
+        decoder[1](torch.randn(1, 6, 50))
+    assert [mean.shape[1] for mean, _ in holder.recording] == [4, 6]
 
 
 def test_install_swaps_every_instance_norm_for_one_with_its_parameters():

@@ -258,6 +258,72 @@ def test_a_later_window_is_decoded_in_place_and_one_off_by_a_sample_is_caught(de
         assert lag_to_whole(late, window, decoded.whole) == 1 and lag_to_whole(early, window, decoded.whole) == -1
 
 
+@pytest.fixture(scope="module")
+def reference(decoded, synthesizer):
+    """The default voice's reference statistics on the fixture's engine, recorded as the warm-up
+    records them (the whole decode of its sentence: runtime.learn_norms)."""
+    from tts_server.runtime import WARMUP_TEXTS
+
+    text = WARMUP_TEXTS["ja"]
+    job = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book("ja").resolve("default"), 1.0, "ja").jobs[0]
+    audio, statistics = decoded.backend.statistics(decoded.backend.front(job.ids, job.style, job.speed))
+    assert len(audio) > 24000, "the reference's whole decode comes with its statistics"
+    return statistics
+
+
+def test_windows_given_their_voices_statistics_join_cleanly_in_place(decoded, reference):
+    """A first piece's windows each given the voice's reference statistics (span_norm.py): joins
+    with no click and no dropped or repeated sample, every later window decoded in place, and
+    the piece its length."""
+    parts = [decoded.backend.decode(decoded.front, w.start, w.end, None, reference) for w in decoded.windows]
+    splicer = Splicer(decoded.windows)
+    audio, _ = spliced(splicer, decoded.windows, lambda _, index: parts[index])
+    assert join_faults(audio, decoded.windows, parts, splicer.joins) == []
+    assert len(audio) == UNIT * decoded.front.frames
+    for window, part in zip(decoded.windows[1:], parts[1:], strict=False):
+        assert lag_to_whole(part, window, decoded.whole) == 0
+
+
+def test_a_decode_given_statistics_normalises_with_them(decoded, reference):
+    """The whole decode given the statistics it records is the whole decode (the recorded ones are
+    what its norms used); given another sentence's, it is another decode."""
+    audio, own = decoded.backend.statistics(decoded.front)
+    np.testing.assert_allclose(audio, decoded.whole, atol=1e-5)
+    again = decoded.backend.decode(decoded.front, 0, decoded.front.frames, None, own)
+    np.testing.assert_allclose(again, decoded.whole, atol=1e-4)
+    other = decoded.backend.decode(decoded.front, 0, decoded.front.frames, None, reference)
+    assert np.abs(other - decoded.whole).max() > 1e-2
+
+
+def test_the_runner_gives_a_splits_statistics_to_each_of_its_windows_only(decoded, reference):
+    """Each window of a first piece gets its voice's statistics; a piece decoded in one window (too
+    short for two) keeps its own, as a whole decode does."""
+    from tts_server.engine.runner import ModelRunner
+    from tts_server.engine.tokens import Job, Split
+
+    given = []
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(decoded.backend, name)
+
+        def decode(self, front, start, end, control=None, norms=None):
+            given.append(norms)
+            return decoded.backend.decode(front, start, end, control, norms)
+
+    runner, job = ModelRunner(Recording()), decoded.job
+    split = Split(0.29, reference)
+    windowed = Job(job.ids, job.style, job.speed, split)
+    runner.run([windowed])
+    for index in range(1, len(split.windows)):
+        runner.run([Job(job.ids, job.style, job.speed, split, index)])
+    assert len(given) == len(decoded.windows) >= 2 and all(norms is reference for norms in given)
+    given.clear()
+    short = Split(0.29, reference)
+    runner.run([Job(job.ids[:3], job.style, job.speed, short)])
+    assert len(short.windows) == 1 and given == [None]
+
+
 def level_db(audio: np.ndarray) -> float:
     """Mean power in dB."""
     return 10 * np.log10(np.mean(np.square(audio, dtype=np.float64)))
@@ -375,6 +441,34 @@ def test_the_real_models_piece_is_cut_alike_whatever_make_up_its_server_has_lear
             assert len(lengths) == 1, f"{text}: {sorted(lengths)} samples"
     finally:
         synthesizer.loudness.makeup_db = learned
+
+
+def test_a_voices_first_piece_gets_its_statistics_and_no_make_up_and_a_blends_neither(synthesizer):
+    """Once a voice's reference statistics are learned, its first pieces' windows are given them
+    and come out as decoded, whatever make-up the server has learned; a blend has none: its
+    windows keep their own statistics and the make-up."""
+    from tts_server.engine.windows import MAX_MAKEUP_DB
+
+    text, blend = "今日はいい天気ですね。", "jf_alpha:0.5+jf_nezumi:0.5"
+    book = synthesizer.voice_book("ja")
+    synthesizer.learn_norms("jf_alpha", synthesizer.prepare(text, 0, len(text), book.resolve("jf_alpha"), 1.0, "ja"))
+    piece = synthesizer.prepare(text, 0, len(text), book.resolve("jf_alpha"), 1.0, "ja")
+    assert synthesizer.windowed(piece, 0.3, "jf_alpha").jobs[0].split.norms is synthesizer.norms["jf_alpha"]
+    assert synthesizer.windowed(piece, 0.3, blend).jobs[0].split.norms is None
+    learned = synthesizer.loudness.makeup_db
+    try:
+        heard = {}
+        for voice in ("jf_alpha", blend):
+            for makeup_db in (0.0, MAX_MAKEUP_DB):
+                synthesizer.loudness.makeup_db = makeup_db
+                style = book.resolve(voice)
+                heard[voice, makeup_db] = synthesizer.synthesize(text, 0, len(text), style, 1.0, "ja", rtf=0.3,
+                                                                 voice=voice).audio
+        np.testing.assert_array_equal(heard["jf_alpha", 0.0], heard["jf_alpha", MAX_MAKEUP_DB])
+        assert level_db(heard[blend, MAX_MAKEUP_DB]) > level_db(heard[blend, 0.0]) + 1
+    finally:
+        synthesizer.loudness.makeup_db = learned
+        synthesizer.norms.pop("jf_alpha")
 
 
 def test_no_join_falls_in_the_silence_after_the_speech():

@@ -54,7 +54,7 @@ class CountingSynthesizer:
     def prepare(self, text, start, end, style, speed, language):
         return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
 
-    def windowed(self, piece, rtf):  # its pieces are one run each, windows or not
+    def windowed(self, piece, rtf, voice=None):  # its pieces are one run each, windows or not
         return piece
 
     def run(self, jobs, control=None):
@@ -71,8 +71,9 @@ class CountingSynthesizer:
 @contextlib.contextmanager
 def serving(synthesizer, **settings):
     """The app on a port whose accepted sockets have small kernel send buffers."""
-    # A sentence a piece: no fast first fragment, no growing pieces.
-    settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off", **settings)
+    # A sentence a piece: no fast first fragment, no growing pieces; no decoder statistics to record.
+    settings = Settings(host="127.0.0.1", fast_first_fragment_chars=0, piece_growth="off", voice_statistics="none",
+                        **settings)
     app = create_app(settings, ModelRuntime(lambda: synthesizer, settings))
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SOCKET_BUFFER)

@@ -105,7 +105,7 @@ class WindowedSynthesizer:
         return Piece(text, start, end, [], [], [Job(tuple(range(end - start)), style, speed)], 0.0)
 
     @staticmethod
-    def windowed(piece, rtf):
+    def windowed(piece, rtf, voice=None):
         return windowed(piece, rtf)
 
     def run(self, jobs, control=None):
