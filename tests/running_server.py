@@ -69,10 +69,7 @@ def start_server(env: dict[str, str] | None = None, wait: bool = True, timeout: 
     # The engine is the test's choice: a MODEL_DIR, ENGINE or LANGUAGES in the developer's shell is not inherited.
     inherited = {k: v for k, v in os.environ.items() if k not in ("MODEL_DIR", "ENGINE", "DEVICE", "LANGUAGES")}
     chosen = {"LANGUAGES": languages} if languages else {}
-    # The default voice's reference statistics come with the first synthesis; every voice's (the
-    # setting's default) would cost each server start a whole decode per voice: a test asks for them.
-    quicker = {"VOICE_STATISTICS": "default"}
-    environment = quicker | inherited | {"HOST": "127.0.0.1", "PORT": str(port), "TMPDIR": str(scratch)} | chosen | (env or {})
+    environment = inherited | {"HOST": "127.0.0.1", "PORT": str(port), "TMPDIR": str(scratch)} | chosen | (env or {})
     environment |= {"TTS_LOAD_GATE": str(gate)} if gate else {}
     # The log goes to a file: an unread pipe would fill up and stall the server mid-run.
     log = tempfile.TemporaryFile()

@@ -128,7 +128,7 @@ class ModelRuntime:
         self.synthesizer = synthesizer
         self.profile = profile
         self.pacing = Pacing(profile[1], synthesizer.backend.max_tokens, **self._pacing_options)
-        if self._voice_statistics == "all":
+        if learns_every_voice(self._voice_statistics, synthesizer.backend.device):
             with timed(phases, "voice statistics"):
                 learn_norms(synthesizer)
         self.first_part_s = self._warm_up_first_pieces(synthesizer, phases)
@@ -225,6 +225,13 @@ class ModelRuntime:
         await self.scheduler.stop()
         self.text.shutdown(wait=False, cancel_futures=True)
         self.codec.shutdown(wait=False, cancel_futures=True)
+
+
+def learns_every_voice(voice_statistics: str, device: str) -> bool:
+    """Whether the warm-up records every voice's reference statistics (VOICE_STATISTICS): `auto`
+    does where a whole decode a voice is cheap (CUDA); on a CPU it costs about the first
+    synthesis's time a voice (docs/benchmarks.md, "Cold start")."""
+    return voice_statistics == "all" or (voice_statistics == "auto" and device == "cuda")
 
 
 def learn_norms(synthesizer: Synthesizer) -> None:

@@ -82,6 +82,12 @@ def test_every_languages_own_voices_get_their_statistics_once_each_from_its_warm
     assert recorded == [(runtime_module.WARMUP_TEXTS["ja"], "jf_nezumi"), (runtime_module.WARMUP_TEXT_LATIN, "af_heart")]
 
 
+@pytest.mark.parametrize("setting, device, every", [("auto", "cuda", True), ("auto", "cpu", False), ("all", "cpu", True),
+                                                     ("default", "cuda", False), ("none", "cuda", False)])
+def test_every_voices_statistics_are_recorded_where_asked_and_by_default_on_cuda_only(setting, device, every):
+    assert runtime_module.learns_every_voice(setting, device) is every
+
+
 def test_a_cpu_profile_stops_at_the_first_batch_size_that_does_not_pay(priced):
     # Batch 2 costs each piece 1.2x running alone: batches 4 and 8 would pay even less.
     synthesizer = priced({1: 1.0, 2: 2.4, 4: 5.0, 8: 10.0})

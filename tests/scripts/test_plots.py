@@ -145,3 +145,9 @@ def test_the_windows_plot_draws_each_engines_cer_and_spectral_distance():
     cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": with_again}).axes
     assert bar_heights(cer, "#6b46c1") == [0.09, 1.09] and bar_heights(lsd, "#6b46c1") == [0.3, 1.3]
     assert bar_heights(cer, "#2f855a") == [0.08, 1.08], "the other bars as before"
+    brief = {engine: {"cer_whole": 0.05 + i, "cer_windowed": 0.06 + i, "cer_windowed_own_statistics": 0.1 + i,
+                      "cer_whole_again": 0.09 + i, "lsd_p50": 0.6 + i, "lsd_whole_again_p50": 0.3 + i}
+             for i, engine in enumerate(["onnx", "torch"])}  # a --brief run, the windows' own statistics beside
+    cer, lsd = plot_bench_windows({"benchmark": "bench-windows", "summary": brief}).axes
+    assert bar_heights(cer, "#c53030") == [0.1, 1.1] and bar_heights(cer, "#2b6cb0") == [0.06, 1.06]
+    assert bar_heights(cer, "#dd6b20") == [] and bar_heights(lsd, "#dd6b20") == [], "no decode of one frame less"
