@@ -173,9 +173,9 @@ class ModelRuntime:
     def _warm_up_first_pieces(self, synthesizer: Synthesizer, phases: dict[str, float]) -> float:
         """The warm-up sentence once more, as a response's first piece runs, up to its first join
         (in windows: their own first-run set-up, and the first join teaches the first window's
-        make-up gain, for voices without reference statistics: no voice is given any here; later
-        windows would teach nothing): the model seconds of its first part,
-        admission's unit of first-audio work."""
+        make-up gain, for voices without reference statistics: no voice's are given here; later
+        windows would teach nothing): the model seconds of its first part, admission's unit of
+        first-audio work."""
         language = synthesizer.language(None)
         text = WARMUP_TEXTS.get(language, WARMUP_TEXT_LATIN)
         style = synthesizer.voice_book(language).resolve("default")
