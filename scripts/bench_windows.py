@@ -116,13 +116,14 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
     over its speech span only (as a later piece is decoded); their distances and each one's CER
     (trimmed as served: pauses.trim of the whole decode). `brief`: neither the decode of one frame
     less nor the speech span's (about half the listener's time)."""
-    backend, style = synthesizer.backend, synthesizer.voice_book(language).resolve(voice)
+    backend, book = synthesizer.backend, synthesizer.voice_book(language)
+    style = book.resolve(voice)
     job = synthesizer.prepare(text, 0, len(text), style, 1.0, language).jobs[0]
     front = backend.front(job.ids, job.style, job.speed)
     frames = front.frames
     whole = backend.decode(front, 0, frames)
     windows = plan(front.durations, rtf, front.energy, backend.first_window_lead)  # as the server plans
-    norms = synthesizer.norms.get(synthesizer.voice_book(language).voice_of(voice))
+    norms = synthesizer.norms.get(book.voice_of(voice))
     # As served: given the voice's reference statistics, else (none learned) made up for level.
     spliced, splicer = in_windows(backend, front, windows, None if norms else synthesizer.loudness, norms)
     own_statistics = in_windows(backend, front, windows, synthesizer.loudness)[0] if norms else spliced

@@ -84,7 +84,7 @@ def test_every_languages_own_voices_get_their_statistics_once_each_from_its_warm
 
 @pytest.mark.parametrize("setting, device, every", [("auto", "cuda", True), ("auto", "cpu", False), ("all", "cpu", True),
                                                      ("default", "cuda", False), ("none", "cuda", False)])
-def test_every_voices_statistics_are_recorded_where_asked_and_by_default_on_cuda_only(setting, device, every):
+def test_every_voices_statistics_are_recorded_where_asked_and_with_auto_on_cuda_only(setting, device, every):
     assert runtime_module.learns_every_voice(setting, device) is every
 
 
