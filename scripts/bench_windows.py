@@ -58,7 +58,7 @@ from plots import save_plot
 from tts_server.engine import speech_span
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
-from tts_server.engine.windows import Splicer, Window, plan
+from tts_server.engine.windows import Reference, Splicer, Window, plan
 from tts_server.runtime import learn_norms
 from tts_text.chunker import split_sentences
 
@@ -101,12 +101,13 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
-def in_windows(backend, front, windows: list[Window], loudness, norms=None) -> tuple[np.ndarray, Splicer]:
-    """The piece decoded window by window, each given `norms` (a voice's reference statistics) where
-    given, and spliced (with the make-up gain `loudness`, None for none), and its splicer (where it
-    joined)."""
-    splicer = Splicer(windows, loudness)
-    norms = norms if len(windows) > 1 else None  # as the runner gives them
+def in_windows(backend, front, windows: list[Window], loudness, reference: Reference | None = None
+               ) -> tuple[np.ndarray, Splicer]:
+    """The piece decoded window by window, as the runner and the assembler do: each window given
+    the voice's `reference` statistics where they fit the piece, else its own and the make-up gain
+    `loudness` (None for none); spliced, and its splicer (where it joined)."""
+    norms = reference.statistics if reference is not None and reference.fits(front.frames, len(windows)) else None
+    splicer = Splicer(windows, loudness if norms is None else None)
     return np.concatenate([splicer.add(backend.decode(front, w.start, w.end, None, norms)) for w in windows]), splicer
 
 
@@ -123,10 +124,11 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
     frames = front.frames
     whole = backend.decode(front, 0, frames)
     windows = plan(front.durations, rtf, front.energy, backend.first_window_lead)  # as the server plans
-    norms = synthesizer.norms.get(book.voice_of(voice))
-    # As served: given the voice's reference statistics, else (none learned) made up for level.
-    spliced, splicer = in_windows(backend, front, windows, None if norms else synthesizer.loudness, norms)
-    own_statistics = in_windows(backend, front, windows, synthesizer.loudness)[0] if norms else spliced
+    reference = synthesizer.references.get(book.voice_of(voice))
+    # As served: given the voice's reference statistics where they fit, else made up for level.
+    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness, reference)
+    given = reference is not None and reference.fits(frames, len(windows))
+    own_statistics = in_windows(backend, front, windows, synthesizer.loudness)[0] if given else spliced
     again = backend.front(job.ids, job.style, job.speed)  # its source not drawn yet: decode draws it anew
     assert again.frames == frames, "the front part is deterministic"
     whole_again = backend.decode(again, 0, frames)

@@ -242,7 +242,7 @@ def learn_norms(synthesizer: Synthesizer) -> None:
         text = WARMUP_TEXTS.get(language.split("-")[0], WARMUP_TEXT_LATIN)
         book = synthesizer.voice_book(language)
         for voice in book.own_voices:
-            if voice not in synthesizer.norms:
+            if voice not in synthesizer.references:
                 synthesizer.learn_norms(voice, synthesizer.prepare(text, 0, len(text), book.resolve(voice), 1.0,
                                                                    language))
 

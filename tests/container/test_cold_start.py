@@ -74,10 +74,10 @@ def test_every_languages_own_voices_get_their_statistics_once_each_from_its_warm
     recorded = []
     books = {"ja": ["jf_alpha", "jf_nezumi"], "en-US": ["af_heart"]}
     synthesizer = SimpleNamespace(
-        languages=["ja", "en-US"], norms={"jf_alpha": "from the first synthesis"},
+        languages=["ja", "en-US"], references={"jf_alpha": "from the first synthesis"},
         voice_book=lambda language: SimpleNamespace(own_voices=books[language], resolve=lambda voice: voice),
         prepare=lambda text, start, end, style, speed, language: (text, style),
-        learn_norms=lambda voice, piece: (recorded.append(piece), synthesizer.norms.__setitem__(voice, piece)))
+        learn_norms=lambda voice, piece: (recorded.append(piece), synthesizer.references.__setitem__(voice, piece)))
     runtime_module.learn_norms(synthesizer)
     assert recorded == [(runtime_module.WARMUP_TEXTS["ja"], "jf_nezumi"), (runtime_module.WARMUP_TEXT_LATIN, "af_heart")]
 

@@ -112,7 +112,7 @@ class PieceAssembler:
         else:
             split = self.piece.jobs[job].split
             # Windows given their voice's statistics come out at its level: no make-up to apply or learn.
-            self._splicer = self._splicer or Splicer(split.windows, self.loudness if split.norms is None else None)
+            self._splicer = self._splicer or Splicer(split.windows, self.loudness if split.reference is None else None)
             self._audio = np.concatenate([self._audio, self._splicer.add(result.audio)])
             complete = self._splicer.finished
         out = []

@@ -55,8 +55,9 @@ class ModelRunner:
             split.front_seconds = time.perf_counter() - began
             split.windows = windows.plan(front.durations, split.rtf, front.energy, self.backend.first_window_lead)
             split.front = front
+            if split.reference is not None and not split.reference.fits(front.frames, len(split.windows)):
+                split.reference = None  # its windows keep their own statistics (and the assembler's make-up)
         window = split.windows[job.window]
-        # A voice's reference statistics stand in for those of a window, not of the whole piece.
-        norms = split.norms if len(split.windows) > 1 else None
+        norms = split.reference.statistics if split.reference is not None else None
         audio = self.backend.decode(split.front, window.start, window.end, control, norms)
         return Inference(audio=audio, durations=split.front.durations, window=window)

@@ -26,7 +26,7 @@ from .output import PieceAssembler, SegmentAudio
 from .pauses import Pauses
 from .runner import ModelRunner
 from .tokens import Piece, TextFrontend, Token, windowed
-from .windows import Loudness
+from .windows import Loudness, Reference
 from .voices import VoiceBook
 
 
@@ -41,7 +41,7 @@ class Synthesizer:
         self._books = {lang: VoiceBook(voices, rows, VOICE_LETTERS.get(lang)) for lang in self.frontend.languages}
         self._assemblers: weakref.WeakKeyDictionary[Piece, PieceAssembler] = weakref.WeakKeyDictionary()
         self.loudness = Loudness()  # how much a first window is made up (learned at its joins)
-        self.norms: dict[str, object] = {}  # Kokoro voice -> its reference statistics (learn_norms)
+        self.references: dict[str, Reference] = {}  # Kokoro voice -> its reference statistics (learn_norms)
 
     @property
     def languages(self) -> list[str]:
@@ -72,16 +72,17 @@ class Synthesizer:
 
     def windowed(self, piece: Piece, rtf: float, voice: str | None = None) -> Piece:
         """The piece decoded in windows, given the reference statistics of `voice` (a Kokoro voice
-        id) where they were learned; a blend or a custom style has none: its windows keep their own
-        statistics, made up for level (windows.Loudness)."""
-        return windowed(piece, rtf, self.norms.get(voice))
+        id) where they were learned and fit the piece (windows.Reference.fits); a blend or a custom
+        style has none: its windows keep their own statistics, made up for level (windows.Loudness)."""
+        return windowed(piece, rtf, self.references.get(voice))
 
     def learn_norms(self, voice: str, piece: Piece) -> list[Inference]:
         """Record `voice`'s reference statistics, those of the whole decode of `piece` (one job, in
         the voice's style); returns that decode, as runner.run would."""
         job = piece.jobs[0]
         front = self.backend.front(job.ids, job.style, job.speed)
-        audio, self.norms[voice] = self.backend.statistics(front)
+        audio, statistics = self.backend.statistics(front)
+        self.references[voice] = Reference(statistics, front.frames)
         return [Inference(audio=audio, durations=front.durations)]
 
     def assemble(self, piece: Piece, results, engine_seconds: float) -> SegmentAudio:

@@ -33,7 +33,7 @@ class Split:
     """A job decoded in windows: its front part's result and windows once the first run made them."""
 
     rtf: float  # the engine's speed the windows are sized for (windows.plan)
-    norms: object = None  # the voice's reference statistics, the backend's, given to each window (span_norm.py)
+    reference: windows.Reference | None = None  # its voice's, for each window; None once the piece proves unfit
     front: Front | None = None
     windows: list[windows.Window] | None = None
     front_seconds: float = 0.0  # the front part's model time
@@ -129,13 +129,13 @@ class TextFrontend:
         return Piece(text, start, end, spans, chunks, jobs, seconds, breaks)
 
 
-def windowed(piece: Piece, rtf: float, norms: object = None) -> Piece:
+def windowed(piece: Piece, rtf: float, reference: windows.Reference | None = None) -> Piece:
     """The piece with its one job decoded in windows sized for an engine of real-time factor rtf,
-    each window given `norms` (its voice's reference statistics) where there are some (a piece of
-    several jobs, more than the model's context, stays as it is)."""
+    each window given its voice's `reference` statistics where they fit it (Reference.fits; a piece
+    of several jobs, more than the model's context, stays as it is)."""
     if len(piece.jobs) != 1:
         return piece
-    return replace(piece, jobs=[replace(piece.jobs[0], split=Split(rtf, norms))])
+    return replace(piece, jobs=[replace(piece.jobs[0], split=Split(rtf, reference))])
 
 
 def later(piece: Piece) -> Piece:

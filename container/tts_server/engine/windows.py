@@ -41,6 +41,12 @@ SILENT_RMS = 10 ** (-50 / 20)  # below this the level of a join is not compared
 LEARNING_RATE = 0.3  # weight of the latest first join in the first window's make-up gain
 MAX_MAKEUP_DB = 6.0
 LATE_FRAMES = 1  # a rest planned at most this late (25 ms) in one window stays one: not worth a join
+# A voice's reference statistics stand in for a piece's own only where the piece has at least this
+# share of the reference decode's frames: Kokoro's fixed ~0.5 s of padding weighs more in a shorter
+# piece's own statistics, and given the reference's its speech comes out quieter, down to silence
+# (embedded engine, jf_alpha, reference 173 frames, against the whole decode: 157 frames 0 dB, 110
+# -2 dB, 96 -5 dB, 70 -12 dB, 49 silent; docs/performance.md).
+REFERENCE_SHARE = 0.65
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,20 @@ class Window:
     start: int
     end: int
     join: int
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A voice's reference statistics (the backend's: what its decode takes in place of a window's
+    own) and the frames of the whole decode they were recorded from."""
+
+    statistics: object
+    frames: int
+
+    def fits(self, frames: int, windows: int) -> bool:
+        """Whether a piece of `frames` decoded in `windows` windows is given these: one window is a
+        whole decode (its own statistics are exact), and a short piece's differ (REFERENCE_SHARE)."""
+        return windows > 1 and frames >= REFERENCE_SHARE * self.frames
 
 
 def plan(durations: np.ndarray, rtf: float, energy: np.ndarray | None = None,

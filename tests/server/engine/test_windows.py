@@ -15,7 +15,8 @@ from cores import ENGINE_THREADS
 from tts_server.engine import speech_span, windows
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
-from tts_server.engine.windows import CONTEXT_FRAMES, CROSSFADE_SAMPLES, RAMP_SAMPLES, Splicer, Window, plan
+from tts_server.engine.windows import (CONTEXT_FRAMES, CROSSFADE_SAMPLES, RAMP_SAMPLES, REFERENCE_SHARE, Reference,
+                                       Splicer, Window, plan)
 
 
 def durations(lead=12, speech=60, tail=24):
@@ -266,16 +267,17 @@ def reference(decoded, synthesizer):
 
     text = WARMUP_TEXTS["ja"]
     job = synthesizer.prepare(text, 0, len(text), synthesizer.voice_book("ja").resolve("default"), 1.0, "ja").jobs[0]
-    audio, statistics = decoded.backend.statistics(decoded.backend.front(job.ids, job.style, job.speed))
+    front = decoded.backend.front(job.ids, job.style, job.speed)
+    audio, statistics = decoded.backend.statistics(front)
     assert len(audio) > 24000, "the reference's whole decode comes with its statistics"
-    return statistics
+    return Reference(statistics, front.frames)
 
 
 def test_windows_given_their_voices_statistics_join_cleanly_in_place(decoded, reference):
     """A first piece's windows each given the voice's reference statistics (span_norm.py): joins
     with no click and no dropped or repeated sample, every later window decoded in place, and
     the piece its length."""
-    parts = [decoded.backend.decode(decoded.front, w.start, w.end, None, reference) for w in decoded.windows]
+    parts = [decoded.backend.decode(decoded.front, w.start, w.end, None, reference.statistics) for w in decoded.windows]
     splicer = Splicer(decoded.windows)
     audio, _ = spliced(splicer, decoded.windows, lambda _, index: parts[index])
     assert join_faults(audio, decoded.windows, parts, splicer.joins) == []
@@ -291,13 +293,14 @@ def test_a_decode_given_statistics_normalises_with_them(decoded, reference):
     np.testing.assert_allclose(audio, decoded.whole, atol=1e-5)
     again = decoded.backend.decode(decoded.front, 0, decoded.front.frames, None, own)
     np.testing.assert_allclose(again, decoded.whole, atol=1e-4)
-    other = decoded.backend.decode(decoded.front, 0, decoded.front.frames, None, reference)
+    other = decoded.backend.decode(decoded.front, 0, decoded.front.frames, None, reference.statistics)
     assert np.abs(other - decoded.whole).max() > 1e-2
 
 
 def test_the_runner_gives_a_splits_statistics_to_each_of_its_windows_only(decoded, reference):
     """Each window of a first piece gets its voice's statistics; a piece decoded in one window (too
-    short for two) keeps its own, as a whole decode does."""
+    short for two) keeps its own, as a whole decode does, and so does a piece well short of the
+    reference's frames (Reference.fits), whose split then says it has none."""
     from tts_server.engine.runner import ModelRunner
     from tts_server.engine.tokens import Job, Split
 
@@ -312,16 +315,24 @@ def test_the_runner_gives_a_splits_statistics_to_each_of_its_windows_only(decode
             return decoded.backend.decode(front, start, end, control, norms)
 
     runner, job = ModelRunner(Recording()), decoded.job
+    reference = Reference(reference.statistics, decoded.front.frames)  # recorded from a piece as long
     split = Split(0.29, reference)
     windowed = Job(job.ids, job.style, job.speed, split)
     runner.run([windowed])
     for index in range(1, len(split.windows)):
         runner.run([Job(job.ids, job.style, job.speed, split, index)])
-    assert len(given) == len(decoded.windows) >= 2 and all(norms is reference for norms in given)
+    assert len(given) == len(decoded.windows) >= 2 and all(norms is reference.statistics for norms in given)
+    assert split.reference is reference
     given.clear()
     short = Split(0.29, reference)
     runner.run([Job(job.ids[:3], job.style, job.speed, short)])
     assert len(short.windows) == 1 and given == [None]
+    given.clear()
+    longer = Reference(reference.statistics, int(decoded.front.frames / REFERENCE_SHARE) + 1)
+    unfit = Split(0.29, longer)
+    for index in range(len(decoded.windows)):
+        runner.run([Job(job.ids, job.style, job.speed, unfit, index)])
+    assert len(unfit.windows) >= 2 and given == [None] * len(unfit.windows) and unfit.reference is None
 
 
 def level_db(audio: np.ndarray) -> float:
@@ -453,8 +464,8 @@ def test_a_voices_first_piece_gets_its_statistics_and_no_make_up_and_a_blends_ne
     book = synthesizer.voice_book("ja")
     synthesizer.learn_norms("jf_alpha", synthesizer.prepare(text, 0, len(text), book.resolve("jf_alpha"), 1.0, "ja"))
     piece = synthesizer.prepare(text, 0, len(text), book.resolve("jf_alpha"), 1.0, "ja")
-    assert synthesizer.windowed(piece, 0.3, "jf_alpha").jobs[0].split.norms is synthesizer.norms["jf_alpha"]
-    assert synthesizer.windowed(piece, 0.3, blend).jobs[0].split.norms is None
+    assert synthesizer.windowed(piece, 0.3, "jf_alpha").jobs[0].split.reference is synthesizer.references["jf_alpha"]
+    assert synthesizer.windowed(piece, 0.3, blend).jobs[0].split.reference is None
     learned = synthesizer.loudness.makeup_db
     try:
         heard = {}
@@ -468,7 +479,37 @@ def test_a_voices_first_piece_gets_its_statistics_and_no_make_up_and_a_blends_ne
         assert level_db(heard[blend, MAX_MAKEUP_DB]) > level_db(heard[blend, 0.0]) + 1
     finally:
         synthesizer.loudness.makeup_db = learned
-        synthesizer.norms.pop("jf_alpha")
+        synthesizer.references.pop("jf_alpha")
+
+
+def test_a_short_reply_keeps_its_own_statistics_and_is_heard_whole(synthesizer):
+    """A reply well short of its voice's reference sentence is decoded as if no statistics were
+    learned (windows.REFERENCE_SHARE): given the reference's, "はい。" came out silent and
+    "こんにちは。" 12 dB quiet. It is as long as its whole decode and about as loud."""
+    from tts_server.engine.windows import MAX_MAKEUP_DB
+    from tts_server.runtime import WARMUP_TEXTS
+
+    book, rtf, sentence = synthesizer.voice_book("ja"), 0.74, WARMUP_TEXTS["ja"]
+    style = book.resolve("jf_alpha")
+    learned = synthesizer.loudness.makeup_db
+    try:
+        for text in ("はい。", "こんにちは。"):
+            job = synthesizer.prepare(text, 0, len(text), style, 1.0, "ja").jobs[0]
+            front = synthesizer.backend.front(job.ids, job.style, job.speed)
+            assert len(plan(front.durations, rtf, front.energy, synthesizer.backend.first_window_lead)) >= 2, text
+            heard = []
+            for learn in (False, True):
+                if learn:
+                    synthesizer.learn_norms("jf_alpha", synthesizer.prepare(sentence, 0, len(sentence), style, 1.0, "ja"))
+                synthesizer.loudness.makeup_db = MAX_MAKEUP_DB / 2  # the same make-up for both
+                heard.append(synthesizer.synthesize(text, 0, len(text), style, 1.0, "ja", rtf=rtf, voice="jf_alpha").audio)
+                synthesizer.references.pop("jf_alpha", None)
+            np.testing.assert_array_equal(heard[1], heard[0], err_msg=text)
+            whole = synthesizer.synthesize(text, 0, len(text), style, 1.0, "ja").audio
+            assert len(heard[1]) >= 0.8 * len(whole) and level_db(heard[1]) > level_db(whole) - MAX_MAKEUP_DB, text
+    finally:
+        synthesizer.loudness.makeup_db = learned
+        synthesizer.references.pop("jf_alpha", None)
 
 
 def test_no_join_falls_in_the_silence_after_the_speech():
