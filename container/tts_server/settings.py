@@ -85,7 +85,7 @@ class Settings(BaseModel):
         "on", "a response's first audio leaves after a first window of its first piece's frames, not the whole "
         "piece", "engine")
     voice_statistics: Literal["auto", "all", "default", "none"] = setting(
-        "none", "whose reference statistics the warm-up records, given to a first piece's windows: `all` every "
+        "auto", "whose reference statistics the warm-up records, given to a first piece's windows: `all` every "
         "language's own voices (a whole decode each), `default` the default voice (its first synthesis), `none` "
         "none (the windows keep their own, made up for level; so do a blend's and a custom style's); `auto`: "
         "`all` on CUDA, `default` on the CPU (where `all` costs seconds of cold start a voice)", "engine")
