@@ -3,9 +3,9 @@
 
 FAKE_DOCKER_MODE=no-engine: `docker info` fails as the CLI does without an engine.
 FAKE_DOCKER_MODE=engine: every call succeeds; `docker run --detach ... IMAGE serve` starts
-the real server (container/serve) on the published port with the mounted model directory,
-as the image would, and `docker rm --force` stops it. Every call is appended to
-$FAKE_DOCKER_STATE/calls.jsonl.
+the real server (container/serve) on the published port with the mounted model directory and
+the `--env NAME=VALUE` settings, as the image would, and `docker rm --force` stops it. Every
+call is appended to $FAKE_DOCKER_STATE/calls.jsonl.
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ def run(argv: list[str]) -> int:
     [publish] = option(argv, "--publish")
     host, port, _ = publish.split(":")
     [volume] = [v for v in option(argv, "--volume") if v.endswith(":/opt/ml/model:ro")]
-    environment = os.environ | {"HOST": host, "PORT": port, "MODEL_DIR": volume.split(":")[0]}
+    settings = dict(pair.split("=", 1) for pair in option(argv, "--env"))
+    environment = os.environ | settings | {"HOST": host, "PORT": port, "MODEL_DIR": volume.split(":")[0]}
     log = open(STATE / f"{name}.log", "wb")
     server = subprocess.Popen([sys.executable, str(SERVE)], env=environment, stdout=log,
                               stderr=subprocess.STDOUT, start_new_session=True)
