@@ -485,7 +485,7 @@ def test_a_voices_first_piece_gets_its_statistics_and_no_make_up_and_a_blends_ne
 def test_a_short_reply_keeps_its_own_statistics_and_is_heard_whole(synthesizer):
     """A reply well short of its voice's reference sentence is decoded as if no statistics were
     learned (windows.REFERENCE_SHARE): given the reference's, "はい。" came out silent and
-    "こんにちは。" 12 dB quiet. It is as long as its whole decode and about as loud."""
+    "こんにちは。" 12 dB quiet. It keeps most of its whole decode's length and level."""
     from tts_server.engine.windows import MAX_MAKEUP_DB
     from tts_server.runtime import WARMUP_TEXTS
 
