@@ -104,9 +104,9 @@ def measured_rtf(synthesizer, language: str) -> float:
 def in_windows(backend, front, windows: list[Window], loudness, reference: Reference | None = None
                ) -> tuple[np.ndarray, Splicer]:
     """The piece decoded window by window, as the runner and the assembler do: each window given
-    the voice's `reference` statistics where they fit the piece, else its own and the make-up gain
-    `loudness` (None for none); spliced, and its splicer (where it joined)."""
-    norms = reference.statistics if reference is not None and reference.fits(front.frames, len(windows)) else None
+    the voice's `reference` statistics (the caller has checked they fit: Reference.fits), else its
+    own and the make-up gain `loudness` (None for none); spliced, and its splicer (where it joined)."""
+    norms = reference.statistics if reference is not None else None
     splicer = Splicer(windows, loudness if norms is None else None)
     return np.concatenate([splicer.add(backend.decode(front, w.start, w.end, None, norms)) for w in windows]), splicer
 
@@ -126,8 +126,8 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
     windows = plan(front.durations, rtf, front.energy, backend.first_window_lead)  # as the server plans
     reference = synthesizer.references.get(book.voice_of(voice))
     # As served: given the voice's reference statistics where they fit, else made up for level.
-    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness, reference)
     given = reference is not None and reference.fits(frames, len(windows))
+    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness, reference if given else None)
     own_statistics = in_windows(backend, front, windows, synthesizer.loudness)[0] if given else spliced
     again = backend.front(job.ids, job.style, job.speed)  # its source not drawn yet: decode draws it anew
     assert again.frames == frames, "the front part is deterministic"
