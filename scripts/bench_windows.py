@@ -58,7 +58,7 @@ from plots import save_plot
 from tts_server.engine import speech_span
 from tts_server.engine.backend import SAMPLES_PER_DURATION_UNIT as UNIT
 from tts_server.engine.factory import build_synthesizer
-from tts_server.engine.windows import Reference, Splicer, Window, plan
+from tts_server.engine.windows import Splicer, Window, plan
 from tts_server.runtime import learn_norms
 from tts_text.chunker import split_sentences
 
@@ -101,14 +101,12 @@ def measured_rtf(synthesizer, language: str) -> float:
     return (time.perf_counter() - began) / (segment.duration_ms / 1000)
 
 
-def in_windows(backend, front, windows: list[Window], loudness, reference: Reference | None = None
-               ) -> tuple[np.ndarray, Splicer]:
+def in_windows(backend, front, windows: list[Window], loudness, statistics=None) -> tuple[np.ndarray, Splicer]:
     """The piece decoded window by window, as the runner and the assembler do: each window given
-    the voice's `reference` statistics (the caller has checked they fit: Reference.fits), else its
+    the voice's reference `statistics` (the caller has checked they fit: Reference.fits), else its
     own and the make-up gain `loudness` (None for none); spliced, and its splicer (where it joined)."""
-    norms = reference.statistics if reference is not None else None
-    splicer = Splicer(windows, loudness if norms is None else None)
-    return np.concatenate([splicer.add(backend.decode(front, w.start, w.end, None, norms)) for w in windows]), splicer
+    splicer = Splicer(windows, loudness if statistics is None else None)
+    return np.concatenate([splicer.add(backend.decode(front, w.start, w.end, None, statistics)) for w in windows]), splicer
 
 
 def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scratch: Path, leads: list[int],
@@ -127,7 +125,7 @@ def decodes(synthesizer, text: str, language: str, voice: str, rtf: float, scrat
     reference = synthesizer.references.get(book.voice_of(voice))
     # As served: given the voice's reference statistics where they fit, else made up for level.
     given = reference is not None and reference.fits(frames, len(windows))
-    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness, reference if given else None)
+    spliced, splicer = in_windows(backend, front, windows, synthesizer.loudness, reference.statistics if given else None)
     own_statistics = in_windows(backend, front, windows, synthesizer.loudness)[0] if given else spliced
     again = backend.front(job.ids, job.style, job.speed)  # its source not drawn yet: decode draws it anew
     assert again.frames == frames, "the front part is deterministic"
