@@ -4,7 +4,7 @@
     make bench-g2p                      # or: python scripts/bench_g2p.py [--rounds 20] [--json out.json]
 
 Prints a Markdown table (the one in docs/languages.md). Each language is measured in its own
-interpreter, so a load includes the imports it needs (spaCy and torch for English).
+interpreter, so a load includes the imports it needs (spaCy for English).
 """
 
 from __future__ import annotations

